@@ -1,0 +1,43 @@
+"""The five labs of the course, in order: one manifest every other tool reads.
+
+Each lab names its notebook, the module a student edits and the function that module
+exports. The starter generator, the not-implemented errors, the progress light and the
+``workbook check`` command all take their names from here, so a lab is renamed in one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Lab:
+    """One lab: its number (1 to 5), title, module, main function and notebook file name."""
+
+    number: int
+    title: str
+    module: str
+    function: str
+    notebook: str
+
+    @property
+    def marker(self) -> str:
+        """The pytest marker and ``-k`` word that select this lab's tests, e.g. ``lab3``."""
+        return f"lab{self.number}"
+
+
+LABS: tuple[Lab, ...] = (
+    Lab(1, "record parsing", "records", "parse_compaction_entry", "01_record_parsing.ipynb"),
+    Lab(2, "interaction grouping", "grouping", "group_interactions", "02_interaction_grouping.ipynb"),
+    Lab(3, "budget projection", "budget", "build_context", "03_budget_projection.ipynb"),
+    Lab(4, "compaction creation", "compaction", "create_compaction_entry", "04_compaction_creation.ipynb"),
+    Lab(5, "repeated resumption", "resumption", "resume_point", "05_repeated_resumption.ipynb"),
+)
+
+
+def lab(number: int) -> Lab:
+    """Return lab ``number`` (1 to 5); raise ``KeyError`` naming the number otherwise."""
+    for candidate in LABS:
+        if candidate.number == number:
+            return candidate
+    raise KeyError(f"there is no lab {number!r}; the labs are 1 to {len(LABS)}")

@@ -1,0 +1,48 @@
+"""The typed errors of the workbook.
+
+Every error a lab raises for bad input is a ``ValueError`` subclass whose message names the
+entry id or tool call id at fault (and, for records, the field path). ``LabNotImplementedError``
+is the one a starter raises until the student has written a lab.
+"""
+
+from __future__ import annotations
+
+from .labs import lab
+
+
+class SessionEntryError(ValueError):
+    """A session entry is malformed; the message names the entry id and the field path (lab 1)."""
+
+
+class SessionStoreError(ValueError):
+    """A store refused an operation: duplicate id, unknown parent, bad or torn JSONL line, cycle."""
+
+
+class InteractionError(ValueError):
+    """Messages cannot be grouped into interactions; the message names the entry or call id (lab 2)."""
+
+
+class BudgetError(ValueError):
+    """Budget options or an estimator result are not finite numbers >= 0 (lab 3)."""
+
+
+class CompactionError(ValueError):
+    """A compaction entry cannot be created or resumed from; the message names the id (labs 4, 5)."""
+
+
+class LabNotImplementedError(NotImplementedError):
+    """Raised by a starter's lab region until the student implements it.
+
+    ``.lab`` is the lab number (1 to 5) and ``.function`` the function name. The message says
+    which lab, which function and which notebook to open, e.g. ``Lab 3 (budget projection):
+    build_context() is not implemented yet; see notebooks/03_budget_projection.ipynb``.
+    """
+
+    def __init__(self, lab_number: int, function: str) -> None:
+        info = lab(lab_number)
+        self.lab = lab_number
+        self.function = function
+        super().__init__(
+            f"Lab {lab_number} ({info.title}): {function}() is not implemented yet; "
+            f"see notebooks/{info.notebook}"
+        )

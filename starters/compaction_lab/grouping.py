@@ -1,0 +1,55 @@
+"""Lab 2, interaction grouping: split an active path's messages into whole interactions.
+
+An interaction starts with a user message and runs until the next one. Inside it, every tool
+call is matched to exactly one tool result by id (``toolCall.id`` = ``toolResult.toolCallId``),
+never by position, tool name or what the final assistant says, because results may arrive
+in any order. The budget (lab 3) keeps or drops whole interactions, so a call is never
+separated from its result.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from .errors import InteractionError, LabNotImplementedError
+from .records import Entry
+
+Interaction = list[Entry]
+"""One interaction: message entries in path order, the first a user message."""
+
+
+def tool_calls(entry: Entry) -> list[dict[str, Any]]:
+    """Return the ``toolCall`` blocks of an assistant message entry (``[]`` for other messages)."""
+    message = entry["message"]
+    if message["role"] != "assistant":
+        return []
+    return [block for block in message["content"] if block["type"] == "toolCall"]
+
+
+def role(entry: Entry) -> str:
+    """Return the message role of a message entry; ``InteractionError`` naming it otherwise."""
+    if entry.get("type") != "message":
+        raise InteractionError(
+            f"entry {entry.get('id')!r}: a {entry.get('type')!r} entry is not a message; "
+            "group only the message entries of a path"
+        )
+    return entry["message"]["role"]
+
+
+def group_interactions(entries: list[Entry]) -> list[Interaction]:
+    """Lab 2: group the message entries of an active path into interactions.
+
+    ``entries`` are message entries in path order. Returns a list of interactions (lists of
+    deep-copied entries), in path order. A user message closes the open interaction and opens
+    a new one; the end of the path closes the last. Raises ``InteractionError`` naming the
+    entry id or call id when: an entry is not a message; the first message is not a user
+    message; a call id is declared twice in an interaction; a result names a call id no call
+    of its interaction declares; a call gets a second result; a call has no result when its
+    interaction closes. A result may come before its call inside the interaction.
+    """
+    # Step 1: split at user messages; anything before the first one is an error.
+    # Step 2: in each interaction, pair calls and results by id alone.
+    raise LabNotImplementedError(2, "group_interactions")
+
+

@@ -1,0 +1,156 @@
+"""The two session stores and ``path_to``: append-only history, parsed through lab 1's parser.
+
+A session is a tree of entries linked by ``parentId``; the active path is the branch from the
+root to the current leaf. Stores only append: no entry is ever changed or removed. Both
+stores parse every entry with ``parse_session_entry``, so they hold their own copies, and
+hand out copies, so no caller can change what they hold.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .errors import SessionStoreError
+from .records import Entry, parse_session_entry
+
+
+class InMemorySessionStore:
+    """An append-only session held in memory, in append order.
+
+    ``append`` raises ``SessionEntryError`` for a malformed entry and ``SessionStoreError``
+    naming the id for a duplicate id or an unknown parent; nothing is stored on an error.
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, Entry] = {}
+
+    def append(self, obj: dict[str, Any]) -> Entry:
+        """Parse, check and store ``obj``; return a copy of the stored entry."""
+        entry = self.prepare(obj)
+        self._entries[entry["id"]] = entry
+        return copy.deepcopy(entry)
+
+    def prepare(self, obj: dict[str, Any]) -> Entry:
+        """Parse ``obj`` and check it against the store without storing it."""
+        entry = parse_session_entry(obj)
+        if entry["id"] in self._entries:
+            raise SessionStoreError(f"entry {entry['id']!r}: id already in the session")
+        parent = entry["parentId"]
+        if parent is not None and parent not in self._entries:
+            raise SessionStoreError(f"entry {entry['id']!r}: unknown parentId {parent!r}")
+        return entry
+
+    def get(self, entry_id: str) -> Entry:
+        """Return a copy of entry ``entry_id``; ``KeyError`` naming it if absent."""
+        if entry_id not in self._entries:
+            raise KeyError(f"no entry {entry_id!r} in the session")
+        return copy.deepcopy(self._entries[entry_id])
+
+    def entries(self) -> list[Entry]:
+        """Return copies of all entries, in append order."""
+        return copy.deepcopy(list(self._entries.values()))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class JsonlSessionStore:
+    """An append-only session in a JSONL file: one JSON object per line, UTF-8.
+
+    An entry is committed when its newline is written (the line is flushed and fsynced). On
+    open, every committed line is parsed; a bad committed line raises ``SessionStoreError``
+    naming its line number, never skipped. A last line without its newline is an uncommitted
+    tail: not an entry, its bytes left untouched, and the store is read-only
+    (``append`` raises naming the byte offset) until ``discard_torn_tail()`` is called.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._memory = InMemorySessionStore()
+        self.torn_tail_offset: int | None = None
+        if self.path.exists():
+            self._load(self.path.read_bytes())
+
+    def _load(self, data: bytes) -> None:
+        committed_end = data.rfind(b"\n") + 1
+        if committed_end < len(data):
+            self.torn_tail_offset = committed_end
+        for number, line in enumerate(data[:committed_end].split(b"\n")[:-1], start=1):
+            try:
+                self._memory.append(json.loads(line))
+            except ValueError as error:
+                raise SessionStoreError(f"{self.path}: line {number}: {error}") from error
+
+    @property
+    def read_only(self) -> bool:
+        """True while an uncommitted tail is waiting for ``discard_torn_tail()``."""
+        return self.torn_tail_offset is not None
+
+    def append(self, obj: dict[str, Any]) -> Entry:
+        """Parse, check and commit ``obj`` as one line; return a copy of the stored entry."""
+        if self.torn_tail_offset is not None:
+            raise SessionStoreError(
+                f"{self.path}: read-only: uncommitted tail at byte offset {self.torn_tail_offset}; "
+                "call discard_torn_tail() to repair the file first"
+            )
+        entry = self._memory.prepare(obj)
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self.path.open("ab") as handle:
+            handle.write(line.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        return self._memory.append(entry)
+
+    def discard_torn_tail(self) -> bytes:
+        """Cut the uncommitted tail off the file and return its bytes (empty if there was none)."""
+        if self.torn_tail_offset is None:
+            return b""
+        with self.path.open("r+b") as handle:
+            handle.seek(self.torn_tail_offset)
+            tail = handle.read()
+            handle.truncate(self.torn_tail_offset)
+            handle.flush()
+            os.fsync(handle.fileno())
+        self.torn_tail_offset = None
+        return tail
+
+    def get(self, entry_id: str) -> Entry:
+        """Return a copy of entry ``entry_id``; ``KeyError`` naming it if absent."""
+        return self._memory.get(entry_id)
+
+    def entries(self) -> list[Entry]:
+        """Return copies of all committed entries, in file order."""
+        return self._memory.entries()
+
+    def __len__(self) -> int:
+        return len(self._memory)
+
+
+def path_to(entries: Iterable[Entry], leaf_id: str) -> list[Entry]:
+    """Return the active path, root first, from the entries to ``leaf_id``, as copies.
+
+    Follows ``parentId`` links up from the leaf. Raises ``SessionStoreError`` naming the id
+    for a duplicate id, an unknown leaf or parent, or a cycle. Linear in the number of entries.
+    """
+    by_id: dict[str, Entry] = {}
+    for entry in entries:
+        if entry["id"] in by_id:
+            raise SessionStoreError(f"entry {entry['id']!r}: id appears twice")
+        by_id[entry["id"]] = entry
+    path: list[Entry] = []
+    seen: set[str] = set()
+    current: str | None = leaf_id
+    while current is not None:
+        if current in seen:
+            raise SessionStoreError(f"entry {current!r}: parentId links form a cycle")
+        if current not in by_id:
+            raise SessionStoreError(f"entry {current!r}: not in the session")
+        seen.add(current)
+        path.append(by_id[current])
+        current = by_id[current]["parentId"]
+    return copy.deepcopy(path[::-1])

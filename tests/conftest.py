@@ -1,0 +1,47 @@
+"""Pytest set-up: choose which copy of ``compaction_lab`` the tests import.
+
+``--lab-package DIR`` names a ``compaction_lab`` package folder (default: the reference
+``solutions/compaction_lab``); ``--lab-package starters`` and ``--lab-package solutions`` are
+shorthands. A student's copy works the same way: ``pytest --lab-package ~/labs/compaction_lab``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHORTHANDS = {"solutions": REPO / "solutions" / "compaction_lab", "starters": REPO / "starters" / "compaction_lab"}
+SHARED = REPO.parent / "shared"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--lab-package", default="solutions",
+        help="the compaction_lab package folder to test: solutions (default), starters, or a path",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    choice = config.getoption("--lab-package")
+    package = SHORTHANDS.get(choice, Path(choice).expanduser().resolve())
+    if not (package / "__init__.py").exists():
+        raise pytest.UsageError(f"--lab-package {choice}: no compaction_lab package at {package}")
+    sys.path.insert(0, str(package.parent))
+    config.lab_package = package
+
+
+@pytest.fixture
+def lab_package(request: pytest.FixtureRequest) -> Path:
+    """The ``compaction_lab`` folder under test."""
+    return request.config.lab_package
+
+
+@pytest.fixture
+def shared_dir() -> Path:
+    """``../shared`` beside the project; the test is skipped where it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip(f"../shared is absent ({SHARED}): real-session data is not available here")
+    return SHARED
