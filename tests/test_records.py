@@ -1,0 +1,153 @@
+"""Lab 1, record parsing: the strict, copying parser and the two stores that use it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+
+import pytest
+
+from compaction_lab.errors import SessionEntryError, SessionStoreError
+from compaction_lab.example import example_entries
+from compaction_lab.records import parse_session_entry
+from compaction_lab.stores import InMemorySessionStore, JsonlSessionStore, path_to
+from factories import compaction, ids
+
+pytestmark = pytest.mark.lab1
+
+
+def compact_1() -> dict:
+    entry = compaction("compact-1", "a3", "u2", goal="Check that session recovery works.")
+    entry["summary"]["changedFiles"] = ["stores.py"]
+    return entry
+
+
+@pytest.mark.focused
+def test_lab1_normal_record_is_parsed_into_an_isolated_copy():
+    raw = compact_1()
+    parsed = parse_session_entry(raw)
+    assert parsed == raw
+    raw["summary"]["changedFiles"].append("later.py")
+    raw["summary"]["goal"] = "changed"
+    assert parsed["summary"]["changedFiles"] == ["stores.py"]
+    assert parsed["summary"]["goal"] == "Check that session recovery works."
+    assert parsed["summary"] is not raw["summary"]
+
+
+@pytest.mark.focused
+def test_lab1_in_memory_store_keeps_its_own_copy():
+    store = InMemorySessionStore()
+    for entry in example_entries():
+        store.append(entry)
+    raw = compact_1()
+    store.append(raw)
+    raw["summary"]["next"].append("mutated by the caller")
+    stored = store.get("compact-1")
+    assert stored["summary"]["next"] == []
+    stored["tokensBefore"] = 0
+    assert store.get("compact-1")["tokensBefore"] == 29
+    assert ids(store.entries()) == ["u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read", "a3", "compact-1"]
+
+
+@pytest.mark.focused
+def test_lab1_jsonl_store_closes_and_reopens(tmp_path):
+    path = tmp_path / "session.jsonl"
+    store = JsonlSessionStore(path)
+    for entry in example_entries() + [compact_1()]:
+        store.append(entry)
+    reopened = JsonlSessionStore(path)
+    assert reopened.entries() == store.entries()
+    assert reopened.get("compact-1") == compact_1()
+    assert not reopened.read_only
+    assert path.read_bytes().count(b"\n") == 10
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda e: e.update(tokensBefore=True), "tokensBefore"),
+        (lambda e: e.update(tokensBefore=math.nan), "tokensBefore"),
+        (lambda e: e.update(tokensBefore=math.inf), "tokensBefore"),
+        (lambda e: e.update(tokensBefore=-1), "tokensBefore"),
+        (lambda e: e.update(tokensBefore="29"), "tokensBefore"),
+        (lambda e: e.pop("firstKeptEntryId"), "firstKeptEntryId"),
+        (lambda e: e.update(firstKeptEntryId=""), "firstKeptEntryId"),
+        (lambda e: e.update(firstKeptEntryIndex=2), "firstKeptEntryIndex"),
+        (lambda e: e.update(parentId=None), "parentId"),
+        (lambda e: e.update(timestamp=-5), "timestamp"),
+        (lambda e: e["summary"].update(files=e["summary"].pop("changedFiles")), "summary.changedFiles"),
+        (lambda e: e["summary"].update(files=[]), "summary.files"),
+        (lambda e: e["summary"].update(goal=""), "summary.goal"),
+        (lambda e: e["summary"].update(next="run tests"), "summary.next"),
+        (lambda e: e["summary"].update(completed=["ok", 3]), "summary.completed[1]"),
+        (lambda e: e.update(summary="## Goal\nmarkdown"), "summary"),
+    ],
+)
+def test_lab1_bad_compaction_field_is_named(change, field):
+    raw = compact_1()
+    change(raw)
+    before = copy.deepcopy(raw)
+    with pytest.raises(SessionEntryError, match=f"compaction 'compact-1': {re.escape(field)}"):
+        parse_session_entry(raw)
+    assert raw == before
+
+
+def test_lab1_tokens_before_is_checked_never_recomputed():
+    raw = compact_1() | {"tokensBefore": 123456.5}
+    assert parse_session_entry(raw)["tokensBefore"] == 123456.5
+
+
+def test_lab1_message_entries_and_metadata_are_copied():
+    raw = example_entries()[5]
+    parsed = parse_session_entry(raw)
+    raw["message"]["content"][1]["arguments"]["path"] = "other.py"
+    assert parsed["message"]["content"][1]["arguments"] == {"path": "stores.py"}
+    meta = {"type": "model_change", "id": "m1", "parentId": None, "timestamp": 0, "provider": "p", "modelId": "m"}
+    assert parse_session_entry(meta) == meta
+
+
+def test_lab1_store_rejects_duplicates_and_unknown_parents_without_storing():
+    store = InMemorySessionStore()
+    store.append(example_entries()[0])
+    with pytest.raises(SessionStoreError, match="'u1': id already"):
+        store.append(example_entries()[0])
+    with pytest.raises(SessionStoreError, match="'compact-1': unknown parentId 'a3'"):
+        store.append(compact_1())
+    assert ids(store.entries()) == ["u1"]
+
+
+def test_lab1_jsonl_bad_committed_line_names_its_number(tmp_path):
+    path = tmp_path / "session.jsonl"
+    lines = [json.dumps(entry) for entry in example_entries()[:3]]
+    lines[2] = json.dumps(compact_1() | {"parentId": "a1", "tokensBefore": -3})
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(SessionStoreError, match="line 3: compaction 'compact-1': tokensBefore"):
+        JsonlSessionStore(path)
+
+
+def test_lab1_jsonl_torn_tail_is_left_untouched_and_read_only(tmp_path):
+    path = tmp_path / "session.jsonl"
+    committed = "".join(json.dumps(entry) + "\n" for entry in example_entries()[:2])
+    tail = json.dumps(example_entries()[2])[:25]
+    path.write_text(committed + tail)
+    store = JsonlSessionStore(path)
+    assert ids(store.entries()) == ["u1", "a1"]
+    assert store.read_only and store.torn_tail_offset == len(committed.encode())
+    with pytest.raises(SessionStoreError, match=f"byte offset {len(committed.encode())}"):
+        store.append(example_entries()[2])
+    assert path.read_text() == committed + tail
+    assert store.discard_torn_tail() == tail.encode()
+    store.append(example_entries()[2])
+    assert ids(JsonlSessionStore(path).entries()) == ["u1", "a1", "u2"]
+
+
+def test_lab1_path_to_follows_parents_and_rejects_cycles():
+    entries = example_entries()
+    assert ids(path_to(entries, "a2")) == ["u1", "a1", "u2", "a2"]
+    with pytest.raises(SessionStoreError, match="'nowhere': not in the session"):
+        path_to(entries, "nowhere")
+    entries[0]["parentId"] = "a1"
+    with pytest.raises(SessionStoreError, match="cycle"):
+        path_to(entries, "a2")
