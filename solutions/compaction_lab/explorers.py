@@ -1,0 +1,128 @@
+"""Interactive explorers (ipywidgets) that run the student's own lab functions.
+
+Each explorer returns a widget; put it last in a cell to show it. Every redraw calls the
+lab function afresh (so an edited, auto-reloaded module is used) inside ``demo()``, so a
+lab that is not written yet shows its red "not implemented" box instead of an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets
+from IPython.display import HTML, display
+
+from . import budget, grouping
+from .example import example_entries
+from .progress import demo
+from .records import Entry
+from .scenarios import compacted_path, example_options, resumed_path, twice_compacted_path
+from .views import context_view, entries_table, error_box, groups_table, ledger_table
+
+
+def _with_result(entries: list[Entry], entry_id: str, **changes: Any) -> list[Entry]:
+    for entry in entries:
+        if entry["id"] == entry_id:
+            entry["message"].update(changes)
+    return entries
+
+
+def grouping_cases() -> dict[str, list[Entry]]:
+    """Paths for the grouping explorer: the example and four variants, by a one-line description."""
+    example = example_entries()
+    reversed_results = example[:6] + [example[7], example[6], example[8]]
+    return {
+        "the running example": example,
+        "results in the calls' order (r-read, then r-test)": reversed_results,
+        "r-test answers unknown call id unknown-1": _with_result(example_entries(), "r-test", toolCallId="unknown-1"),
+        "r-read is missing": [entry for entry in example_entries() if entry["id"] != "r-read"],
+        "r-read answers test-1 (a second result)": _with_result(example_entries(), "r-read", toolCallId="test-1"),
+    }
+
+
+def grouping_explorer() -> widgets.Widget:
+    """Lab 2: choose a path and see its interactions coloured, each call and result marked."""
+    cases = grouping_cases()
+    choice = widgets.Dropdown(options=list(cases), description="path", layout={"width": "40em"})
+
+    def draw(name: str) -> None:
+        with demo():
+            display(HTML(groups_table(grouping.group_interactions(cases[name]))))
+
+    return widgets.VBox([choice, widgets.interactive_output(draw, {"name": choice})])
+
+
+def budget_explorer() -> widgets.Widget:
+    """Lab 3: sliders for the window and its fixed costs; shows each interaction as kept,
+    dropped or overflowing (kept whole although it does not fit), then the token ledger."""
+    sliders = {
+        "max_tokens": widgets.IntSlider(value=31, min=0, max=50, description="max_tokens"),
+        "reserved_output": widgets.IntSlider(value=4, min=0, max=20, description="reserved"),
+        "safety_margin": widgets.IntSlider(value=2, min=0, max=20, description="margin"),
+    }
+
+    def draw(max_tokens: int, reserved_output: int, safety_margin: int) -> None:
+        with demo():
+            entries = example_entries()
+            context = budget.build_context(entries, example_options(max_tokens, reserved_output, safety_margin))
+            kept = set(context.kept_entry_ids)
+            fate = "overflowing (kept whole)" if context.reason == "single_group_overflow" else "kept"
+            notes = {}
+            for number, group in enumerate(grouping.group_interactions(entries), start=1):
+                for entry in group:
+                    notes[entry["id"]] = f"interaction {number}: {fate if entry['id'] in kept else 'dropped'}"
+            kept_colour = "#ffebe9" if context.reason == "single_group_overflow" else "#dafbe1"
+            colours = {entry_id: kept_colour if entry_id in kept else "#eaeef2" for entry_id in notes}
+            display(HTML(f"<p><b>reason:</b> {context.reason}</p>"
+                         + entries_table(entries, colours=colours, notes=notes) + ledger_table(context.tokens)))
+
+    return widgets.VBox([*sliders.values(), widgets.interactive_output(draw, sliders)])
+
+
+def resumption_cases() -> dict[str, list[Entry]]:
+    """Paths for the resumption explorer, by a one-line description."""
+    return {
+        "no compaction (the running example)": example_entries(),
+        "compact-1 after a3, first kept u2": compacted_path(),
+        "compact-1, then u4 and a4": resumed_path(),
+        "compact-1, u4, a4, compact-2 (first kept u3), u5, a5": twice_compacted_path(),
+    }
+
+
+def _compaction_notes(path: list[Entry]) -> dict[str, str]:
+    """Notes for the compactions of ``path``: the latest (used) one, its first kept entry, the ignored ones."""
+    compactions = [entry for entry in path if entry["type"] == "compaction"]
+    notes = {entry["id"]: "compaction (ignored: a later one counts)" for entry in compactions[:-1]}
+    if compactions:
+        latest = compactions[-1]
+        notes[latest["id"]] = "compaction (the latest: its summary is sent first)"
+        notes[latest["firstKeptEntryId"]] = f"first kept entry of {latest['id']}"
+    return notes
+
+
+def resumption_explorer() -> widgets.Widget:
+    """Lab 5: the session path with its compactions and the first kept entry marked, then what
+    the model would see at the chosen window."""
+    cases = resumption_cases()
+    choice = widgets.Dropdown(options=list(cases), value="compact-1, then u4 and a4", description="path",
+                              layout={"width": "40em"})
+    max_tokens = widgets.IntSlider(value=43, min=0, max=80, description="max_tokens")
+
+    def draw(name: str, max_tokens: int) -> None:
+        path = cases[name]
+        try:
+            context, problem = budget.build_context(path, example_options(max_tokens=max_tokens)), None
+        except Exception as error:  # shown below the path, in red
+            context, problem = None, error
+        kept = context.kept_entry_ids if context else []
+        notes = _compaction_notes(path)
+        for entry_id in kept:
+            notes[entry_id] = ("sent; " + notes[entry_id]) if entry_id in notes else "sent"
+        colours = {entry_id: "#dafbe1" for entry_id in kept}
+        display(HTML("<p><b>The session path</b> (append-only: nothing is ever removed)</p>"
+                     + entries_table(path, colours=colours, notes=notes)
+                     + "<p><b>What the model would see</b></p>"
+                     + (context_view(context) if context else error_box(problem))))
+
+    return widgets.VBox([choice, max_tokens, widgets.interactive_output(draw, {"name": choice,
+                                                                             "max_tokens": max_tokens})])

@@ -1,0 +1,68 @@
+"""Paths beyond the nine example entries, for the notebooks' demos, explorers and tests.
+
+Everything here is built as plain wire objects (no parser, no lab function), so a test of
+lab 5 can put compactions on a path before labs 1 and 4 are written. Every function returns
+fresh objects. Timestamps continue the example's (1 to 9): compact-1 is written at 100.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .budget import BudgetOptions
+from .example import SYSTEM_PROMPT, estimate_example_tokens, example_entries, example_summary
+from .records import Entry
+
+
+def example_options(max_tokens: float = 31, reserved_output: float = 4, safety_margin: float = 2) -> BudgetOptions:
+    """The example's budget: system prompt "sys" (3 tokens), the example estimator, and these numbers."""
+    return BudgetOptions(max_tokens=max_tokens, system_prompt=SYSTEM_PROMPT, reserved_output=reserved_output,
+                         safety_margin=safety_margin, estimate_tokens=estimate_example_tokens)
+
+
+def message_entry(entry_id: str, parent_id: str, timestamp: int, role: str, text: str) -> Entry:
+    """A user or assistant message entry with one text (assistant: one text block)."""
+    if role == "user":
+        message: dict[str, Any] = {"role": "user", "content": text}
+    else:
+        message = {"role": "assistant", "content": [{"type": "text", "text": text}], "stopReason": "stop"}
+    return {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": timestamp, "message": message}
+
+
+def compaction_object(entry_id: str, parent_id: str, first_kept_entry_id: str, *,
+                      summary: dict[str, Any] | None = None, timestamp: int = 100,
+                      tokens_before: float = 29) -> Entry:
+    """A compaction entry as it is stored (the example summary unless ``summary`` is given)."""
+    return {"type": "compaction", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
+            "summary": example_summary() if summary is None else summary,
+            "firstKeptEntryId": first_kept_entry_id, "tokensBefore": tokens_before}
+
+
+def later_summary(goal: str) -> dict[str, Any]:
+    """A seven-field summary for a later compaction, told apart by its ``goal``."""
+    return {**example_summary(), "goal": goal, "completed": ["Ran the focused store tests; all passed."],
+            "next": ["Write down what the tests cover."]}
+
+
+def compacted_path() -> list[Entry]:
+    """The example, then compact-1 (parent a3, first kept u2, tokens before 29)."""
+    entries = example_entries()
+    return entries + [compaction_object("compact-1", "a3", "u2")]
+
+
+def resumed_path() -> list[Entry]:
+    """``compacted_path()`` and one more interaction after it: u4, a4."""
+    return compacted_path() + [
+        message_entry("u4", "compact-1", 101, "user", "Write down what the focused tests covered."),
+        message_entry("a4", "u4", 102, "assistant", "They covered append, reopen and the torn tail."),
+    ]
+
+
+def twice_compacted_path() -> list[Entry]:
+    """``resumed_path()``, then compact-2 (parent a4, first kept u3), then u5, a5."""
+    return resumed_path() + [
+        compaction_object("compact-2", "a4", "u3", summary=later_summary("Second summary."), timestamp=103,
+                          tokens_before=20),
+        message_entry("u5", "compact-2", 104, "user", "Is anything left to do?"),
+        message_entry("a5", "u5", 105, "assistant", "Nothing is left."),
+    ]

@@ -1,0 +1,174 @@
+"""The five nbgrader source notebooks (issue 3).
+
+Each notebook runs top to bottom against the solutions with every autograder cell, hidden tests
+included, passing silently; against the starters every autograder cell fails with that
+notebook's own ``LabNotImplementedError`` and nothing else fails. The committed files are clean,
+their nbgrader metadata is valid, grade ids are unique and descriptive, and each is worth 10.
+The kernel runs in a temporary folder holding the notebook and a copy of the package as
+``compaction_lab/``, as a student's folder does.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import SHARED
+from nbclient import NotebookClient
+from nbgrader import nbgraderformat
+
+from compaction_lab.errors import LabNotImplementedError
+from compaction_lab.labs import LABS
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = REPO / "notebooks"
+PACKAGES = {"solutions": REPO / "solutions" / "compaction_lab", "starters": REPO / "starters" / "compaction_lab"}
+GRADE_ID = re.compile(r"^lab[1-5]_[a-z0-9_]+$")
+TOTAL_POINTS = 10
+EXPLORER_LABS = (2, 3, 5)
+
+pytestmark = pytest.mark.slow
+LAB_PARAMS = [pytest.param(lab, id=lab.marker, marks=getattr(pytest.mark, lab.marker)) for lab in LABS]
+
+
+def read(lab) -> nbformat.NotebookNode:
+    """The committed source notebook of ``lab``."""
+    return nbformat.read(NOTEBOOKS / lab.notebook, as_version=4)
+
+
+def graded_code_cells(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The autograder test cells."""
+    return [cell for cell in notebook.cells
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")]
+
+
+def execute(lab, package: str, folder: Path) -> nbformat.NotebookNode:
+    """Run ``lab``'s notebook in ``folder`` beside a copy of ``package`` (errors kept as outputs)."""
+    shutil.copy(NOTEBOOKS / lab.notebook, folder)
+    shutil.copytree(PACKAGES[package], folder / "compaction_lab", ignore=shutil.ignore_patterns("__pycache__"))
+    notebook = nbformat.read(folder / lab.notebook, as_version=4)
+    NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return notebook
+
+
+def problems(outputs: list) -> list[str]:
+    """The error outputs and stderr text among ``outputs``."""
+    return [f"{output['ename']}: {output['evalue']}" if output["output_type"] == "error" else output["text"]
+            for output in outputs
+            if output["output_type"] == "error" or (output["output_type"] == "stream" and output["name"] == "stderr")]
+
+
+def explorer_outputs(notebook: nbformat.NotebookNode) -> list[dict]:
+    """What the explorers drew: the outputs held in the saved state of every Output widget."""
+    state = notebook.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    return [output for model in state.get("state", {}).values() if model["model_name"] == "OutputModel"
+            for output in model["state"].get("outputs", [])]
+
+
+def text_of(outputs: list) -> str:
+    """All text and HTML of ``outputs``, joined."""
+    return "\n".join(output.get("text", "") + "".join(output.get("data", {}).get(kind, "")
+                                                      for kind in ("text/plain", "text/html"))
+                     for output in outputs)
+
+
+@pytest.fixture
+def pi_sessions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Point the notebooks at the real Pi sessions when ../shared is present (lab 5 skips otherwise)."""
+    folder = SHARED / "fixtures" / "pi-sessions"
+    if folder.is_dir():
+        monkeypatch.setenv("WORKBOOK_PI_SESSIONS", str(folder))
+
+
+@pytest.mark.parametrize("lab", LAB_PARAMS)
+def test_runs_clean_against_solutions(lab, tmp_path: Path, pi_sessions: None) -> None:
+    notebook = execute(lab, "solutions", tmp_path)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            assert problems(cell.outputs) == [], f"{lab.notebook} cell {cell.id}: {problems(cell.outputs)}"
+    for cell in graded_code_cells(notebook):
+        assert cell.outputs == [], f"{lab.notebook} test cell {cell.id} is not silent: {cell.outputs}"
+    drawn = explorer_outputs(notebook)
+    assert problems(drawn) == [] and "not implemented" not in text_of(drawn)
+    assert bool(drawn) == (lab.number in EXPLORER_LABS)
+    if lab.number == 5 and "WORKBOOK_PI_SESSIONS" in os.environ:
+        real = next(cell for cell in notebook.cells if cell.id == "lab5-real-run")
+        assert "after workbook-compact-1: " in text_of(real.outputs), text_of(real.outputs)
+
+
+@pytest.mark.parametrize("lab", LAB_PARAMS)
+def test_fails_only_with_own_lab_against_starters(lab, tmp_path: Path, pi_sessions: None) -> None:
+    notebook = execute(lab, "starters", tmp_path)
+    expected = str(LabNotImplementedError(lab.number, lab.function))
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        if cell in graded_code_cells(notebook):
+            errors = [(output.ename, output.evalue) for output in cell.outputs if output.output_type == "error"]
+            assert errors == [("LabNotImplementedError", expected)], f"{lab.notebook} test cell {cell.id}: {errors}"
+        else:
+            assert problems(cell.outputs) == [], f"{lab.notebook} cell {cell.id} stops Run All: {cell.outputs}"
+    drawn = explorer_outputs(notebook)
+    assert problems(drawn) == []
+    assert bool(drawn) == (lab.number in EXPLORER_LABS)
+    assert not drawn or expected in text_of(drawn), f"the explorer does not say that lab {lab.number} is missing"
+
+
+@pytest.mark.parametrize("lab", LAB_PARAMS)
+def test_committed_clean(lab) -> None:
+    for cell in read(lab).cells:
+        if cell.cell_type == "code":
+            assert (cell.outputs, cell.execution_count) == ([], None), f"{lab.notebook} cell {cell.id} has outputs"
+
+
+@pytest.mark.parametrize("lab", LAB_PARAMS)
+def test_nbgrader_metadata(lab) -> None:
+    with open(NOTEBOOKS / lab.notebook, encoding="utf-8") as file:
+        notebook = nbgraderformat.read(file, as_version=4)  # raises ValidationError for bad metadata
+    graded = [cell.metadata["nbgrader"] for cell in notebook.cells if "nbgrader" in cell.metadata]
+    assert {meta["schema_version"] for meta in graded} == {nbgraderformat.SCHEMA_VERSION} == {3}
+    for cell in notebook.cells:
+        if "nbgrader" in cell.metadata:
+            grade_id = cell.metadata["nbgrader"]["grade_id"]
+            assert GRADE_ID.match(grade_id) and grade_id.startswith(lab.marker), grade_id
+            assert cell.id == grade_id, f"cell id {cell.id} differs from its grade id {grade_id}"
+    assert sum(meta.get("points", 0) for meta in graded if meta["grade"]) == TOTAL_POINTS
+
+
+@pytest.mark.parametrize("lab", LAB_PARAMS)
+def test_points_split_stated_in_opening(lab) -> None:
+    notebook = read(lab)
+    tests = graded_code_cells(notebook)
+    hidden = [cell for cell in tests if "### BEGIN HIDDEN TESTS" in cell.source]
+    written = [cell for cell in notebook.cells if cell.cell_type == "markdown" and "nbgrader" in cell.metadata
+               and cell.metadata["nbgrader"]["grade"]]
+    assert hidden and len(written) == 1
+
+    def points(cells: list) -> int:
+        return sum(cell.metadata["nbgrader"]["points"] for cell in cells)
+
+    split = (points(tests) - points(hidden), points(hidden), points(written))
+    stated = re.search(r"Visible autograder tests: (\d+) points.*Hidden autograder tests: (\d+) points.*"
+                       r"Written answer: (\d+) points", notebook.cells[0].source, re.S)
+    assert stated and tuple(map(int, stated.groups())) == split, f"{lab.notebook} states another split than {split}"
+
+
+def test_grade_ids_unique_across_notebooks() -> None:
+    ids = [cell.metadata["nbgrader"]["grade_id"]
+           for lab in LABS for cell in read(lab).cells if "nbgrader" in cell.metadata]
+    assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("lab", LAB_PARAMS)
+def test_markers_only_in_their_cells(lab) -> None:
+    for cell in read(lab).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if "### BEGIN HIDDEN TESTS" in cell.source:
+            assert meta.get("grade") and not meta.get("solution"), f"hidden tests outside a test cell: {cell.id}"
+        if "### BEGIN SOLUTION" in cell.source:
+            assert meta.get("solution"), f"a solution region outside a solution cell: {cell.id}"
