@@ -6,7 +6,14 @@ tool calls, their two results in reverse order and a closing assistant message),
 JSONL store's reopen against a plain ``json.loads`` loop over the same file in the same run.
 Linear scaling shows as a flat microseconds-per-message column.
 
-    python benchmarks/bench_labs.py [--sizes 10000 100000 1000000]
+A second section times the real-session pipeline (Pi import, repair of dangling calls,
+``group_interactions``, ``build_context`` at 32k tokens with ``chars4``) on
+``../shared/fixtures/pi-sessions/large-session.jsonl`` and on a file made of its entries
+repeated ``--repeat`` times (100 by default; in a temporary folder), against a plain
+``json.loads`` loop over the same bytes in the same run. It is skipped, with a note, where
+``../shared`` is absent.
+
+    python benchmarks/bench_labs.py [--sizes 10000 100000 1000000] [--repeat 100] [--pi-session FILE]
 """
 
 from __future__ import annotations
@@ -19,14 +26,20 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from workbook.paths import SOLUTIONS
+from workbook.paths import REPO, SOLUTIONS
 
 sys.path.insert(0, str(SOLUTIONS.parent))
 
 from compaction_lab.budget import BudgetOptions, build_context  # noqa: E402
+from compaction_lab.estimators import chars4  # noqa: E402
 from compaction_lab.example import estimate_example_tokens  # noqa: E402
 from compaction_lab.grouping import group_interactions  # noqa: E402
+from compaction_lab.pi_import import load_pi_session  # noqa: E402
+from compaction_lab.repair import repair_dangling_tool_calls  # noqa: E402
+from compaction_lab.resumption import message_entries  # noqa: E402
 from compaction_lab.stores import JsonlSessionStore  # noqa: E402
+
+PI_SESSION = REPO.parent / "shared" / "fixtures" / "pi-sessions" / "large-session.jsonl"
 
 MESSAGES_PER_INTERACTION = 5
 
@@ -58,8 +71,8 @@ def timed(action: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def row(label: str, size: int, seconds: float) -> None:
-    print(f"{label:<34}{size:>10,}{seconds:>10.2f} s{seconds / size * 1e6:>10.2f} µs/message")
+def row(label: str, size: int, seconds: float, unit: str = "message") -> None:
+    print(f"{label:<34}{size:>10,}{seconds:>10.2f} s{seconds / size * 1e6:>10.2f} µs/{unit}")
 
 
 def bench_size(size: int) -> None:
@@ -78,13 +91,75 @@ def bench_size(size: int) -> None:
     print(f"{'reopen / json.loads':<34}{'':>10}{store / plain:>10.1f} x")
 
 
+def repeated_pi_session(source: Path, target: Path, times: int) -> None:
+    """Write a version 1 Pi log: ``source``'s header, then its entries ``times`` over.
+
+    Entry ids stay unique by construction (version 1 ids are ``line-<n>``); tool call ids get a
+    ``~<copy>`` suffix in every copy, in calls and results alike, so they are unique too.
+    """
+    lines = source.read_bytes().splitlines()
+    if "version" in json.loads(lines[0]):
+        raise ValueError(f"{source}: line 1: only a version 1 log (no ids) can be repeated this way")
+    with target.open("w", encoding="utf-8") as out:
+        out.write(lines[0].decode("utf-8") + "\n")
+        for copy in range(times):
+            for line in lines[1:]:
+                entry = json.loads(line)
+                message = entry.get("message", {})
+                if "toolCallId" in message:
+                    message["toolCallId"] += f"~{copy}"
+                for block in message.get("content", []) if isinstance(message.get("content"), list) else []:
+                    if block.get("type") == "toolCall":
+                        block["id"] += f"~{copy}"
+                out.write(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
+def bench_pi_session(file: Path) -> None:
+    """Time import, repair, grouping and a 32k-token ``build_context`` on one Pi session file."""
+    data = file.read_bytes()
+    lines = data.count(b"\n")
+    plain = timed(lambda: [json.loads(line) for line in data.splitlines()])
+    imported: dict = {}
+    load = timed(lambda: imported.setdefault("session", load_pi_session(file)))
+    path = imported["session"].active_path()
+    repair = timed(lambda: imported.setdefault("repair", repair_dangling_tool_calls(path)))
+    repaired = imported["repair"].path
+    group = timed(lambda: group_interactions(message_entries(repaired)))
+    budget = BudgetOptions(max_tokens=32_000, system_prompt="", reserved_output=0, safety_margin=0,
+                           estimate_tokens=chars4)
+    build = timed(lambda: build_context(repaired, budget))
+    print(f"{file.name}: {len(data) / 1e6:.1f} MB, {lines:,} lines, "
+          f"{len(imported['repair'].added):,} dangling calls repaired")
+    for label, seconds in (("json.loads loop over the bytes", plain), ("load_pi_session", load),
+                           ("repair_dangling_tool_calls", repair), ("group_interactions", group),
+                           ("build_context (32k, chars4)", build)):
+        row(label, lines, seconds, "line")
+    print(f"{'load_pi_session / json.loads':<34}{'':>10}{load / plain:>10.1f} x")
+
+
+def bench_real_sessions(source: Path, repeat: int) -> None:
+    """The real-session section: ``source`` as it is, then repeated ``repeat`` times."""
+    if not source.exists():
+        print(f"\n(real sessions skipped: {source} is absent)")
+        return
+    print(f"\n{'real Pi session':<34}{'lines':>10}{'time':>12}{'per line':>18}")
+    bench_pi_session(source)
+    with tempfile.TemporaryDirectory() as folder:
+        repeated = Path(folder) / f"{source.stem}-x{repeat}.jsonl"
+        repeated_pi_session(source, repeated, repeat)
+        bench_pi_session(repeated)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--repeat", type=int, default=100, help="copies of the real session in the large file")
+    parser.add_argument("--pi-session", type=Path, default=PI_SESSION, help="a version 1 Pi session log")
     args = parser.parse_args(argv)
     print(f"{'what':<34}{'messages':>10}{'time':>12}{'per message':>21}")
     for size in args.sizes:
         bench_size(size)
+    bench_real_sessions(args.pi_session, args.repeat)
 
 
 if __name__ == "__main__":
