@@ -1,0 +1,147 @@
+"""JupyterHub for one course of the compaction workbook (nbgrader 0.9, JupyterHub 5).
+
+Who gets what:
+
+- students (group ``nbgrader-<course>``): JupyterLab with the Assignments tab (fetch, validate, submit);
+- instructors (group ``formgrade-<course>``): their own JupyterLab with Assignments and Courses, plus
+  access to the course's shared grader service;
+- the grader service ``<course>`` (nbgrader's "one class, multiple graders" setup): one Jupyter server
+  running as the grading account, owning the course directory and the gradebook, with the formgrader
+  and the create-assignment toolbar. Every instructor grades there, so there is one gradebook.
+
+Which nbgrader extensions each of them has is set by a per-role Jupyter config directory
+(``roles/<role>/``, put on ``JUPYTER_CONFIG_PATH`` by the spawner): ``jupyter_server_config.d`` for the
+server extensions, ``labconfig/page_config.json`` for the JupyterLab extensions, and
+``nbgrader_config.py``. ``roles/common/nbgrader_config.py`` holds what all share (course id, exchange).
+
+Settings a real deployment MUST change (marked ``# CHANGE`` below):
+
+- authenticator: the default is PAM (Linux accounts on this machine). For a class use your
+  institution's login, e.g. ``pip install oauthenticator`` and
+  ``c.JupyterHub.authenticator_class = "generic-oauth"`` (or ``"github"``, ``"ltiauthenticator.lti13"``),
+  and keep ``allowed_users`` / the groups below in step with the roster.
+- spawner: the default runs each server as the user's Linux account on this machine
+  (``LocalProcessSpawner``; every user needs an account and a home). For isolation use
+  ``dockerspawner.DockerSpawner`` or, beyond one machine, KubeSpawner via Zero to JupyterHub
+  (deploy/README.md has the Helm values); the exchange must then be a volume mounted in every server.
+- database: the default is SQLite in ``WORKBOOK_HUB_STATE``; several hub replicas or a managed
+  service need ``c.JupyterHub.db_url = "postgresql://..."``.
+
+Everything site-specific comes from ``WORKBOOK_*`` environment variables with the defaults below, so the
+file can be used as is, and tests/test_hub.py loads it and overrides only the three settings above.
+"""
+
+import os
+import sys
+
+c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROLES = os.path.join(HERE, "roles")
+
+
+def _names(variable, default):
+    return [name for name in os.environ.get(variable, default).split(",") if name]
+
+
+# ---- the course -------------------------------------------------------------------------------------
+COURSE_ID = os.environ.get("WORKBOOK_COURSE_ID", "compaction-workbook")
+INSTRUCTORS = _names("WORKBOOK_INSTRUCTORS", "instructor1")  # CHANGE: your roster
+STUDENTS = _names("WORKBOOK_STUDENTS", "student1,student2")  # CHANGE: your roster
+GRADER_USER = os.environ.get("WORKBOOK_GRADER_USER", f"grader-{COURSE_ID}")  # a Linux account
+GRADER_HOME = os.environ.get("WORKBOOK_GRADER_HOME", f"/home/{GRADER_USER}")
+COURSE_ROOT = os.path.join(GRADER_HOME, COURSE_ID)  # `workbook build --course` this directory
+EXCHANGE = os.environ.get("WORKBOOK_EXCHANGE", "/srv/nbgrader/exchange")
+STATE = os.environ.get("WORKBOOK_HUB_STATE", "/srv/jupyterhub")  # hub database, cookie secret, proxy pid
+GRADER_PORT = int(os.environ.get("WORKBOOK_GRADER_PORT", "9999"))
+SUBDOMAINS = os.environ.get("WORKBOOK_SUBDOMAINS", "")  # e.g. "https://hub.example.edu" to enable
+
+STUDENT_GROUP = f"nbgrader-{COURSE_ID}"  # names nbgrader's JupyterHubAuthPlugin expects
+INSTRUCTOR_GROUP = f"formgrade-{COURSE_ID}"
+
+# ---- hub, proxy, database, logging ------------------------------------------------------------------
+c.JupyterHub.bind_url = os.environ.get("WORKBOOK_HUB_URL", "http://:8000")  # CHANGE: TLS in front of it
+c.JupyterHub.db_url = f"sqlite:///{os.path.join(STATE, 'jupyterhub.sqlite')}"  # CHANGE: PostgreSQL at scale
+c.JupyterHub.cookie_secret_file = os.path.join(STATE, "jupyterhub_cookie_secret")
+c.ConfigurableHTTPProxy.pid_file = os.path.join(STATE, "jupyterhub-proxy.pid")
+c.JupyterHub.log_level = "INFO"
+c.Application.log_datefmt = "%Y-%m-%d %H:%M:%S"
+c.Spawner.debug = False  # True: single-user servers log at DEBUG into the hub's log
+if SUBDOMAINS:
+    c.JupyterHub.subdomain_host = SUBDOMAINS  # needs a wildcard DNS entry and certificate
+
+# ---- who may log in, groups and permissions ---------------------------------------------------------
+c.JupyterHub.authenticator_class = "pam"  # CHANGE: see the module docstring
+c.Authenticator.allowed_users = set(INSTRUCTORS + STUDENTS)
+c.Authenticator.admin_users = set()  # instructors do not need hub admin rights to teach
+c.JupyterHub.load_groups = {
+    INSTRUCTOR_GROUP: {"users": INSTRUCTORS},
+    STUDENT_GROUP: {"users": STUDENTS},
+}
+c.JupyterHub.load_roles = [
+    {
+        "name": INSTRUCTOR_GROUP,
+        "description": f"Instructors of {COURSE_ID}: use its grader service and find it in the Courses tab",
+        "groups": [INSTRUCTOR_GROUP],
+        "scopes": [f"access:services!service={COURSE_ID}", "list:services", f"read:services!service={COURSE_ID}"],
+    },
+    {
+        # A server's own token may do what its owner may (the Courses tab asks the hub for the service).
+        "name": "server",
+        "scopes": ["inherit"],
+    },
+]
+
+# ---- the single-user servers (students and instructors) ---------------------------------------------
+c.JupyterHub.spawner_class = "localprocess"  # CHANGE: see the module docstring
+c.Spawner.default_url = "/lab"
+c.Spawner.cmd = ["jupyterhub-singleuser"]  # from the notebook environment, see deploy/README.md
+c.Spawner.http_timeout = 60
+c.Spawner.start_timeout = 120
+c.Spawner.mem_limit = "2G"  # enforced by container spawners only; the labs need well under 1G
+
+
+def role_config_path(spawner):
+    """JUPYTER_CONFIG_PATH of a user's server: their role's directory, then the shared one."""
+    groups = {group.name for group in spawner.user.groups}
+    role = "instructor" if INSTRUCTOR_GROUP in groups else "student"
+    return os.pathsep.join([os.path.join(ROLES, role), os.path.join(ROLES, "common")])
+
+
+COURSE_ENVIRONMENT = {"WORKBOOK_COURSE_ID": COURSE_ID, "WORKBOOK_EXCHANGE": EXCHANGE}
+c.Spawner.environment = {**COURSE_ENVIRONMENT, "JUPYTER_CONFIG_PATH": role_config_path}
+
+# ---- the course's grader service (nbgrader: "one class, multiple graders") --------------------------
+# The service name MUST equal the course id. It runs as GRADER_USER in GRADER_HOME and owns COURSE_ROOT.
+c.JupyterHub.services = [
+    {
+        "name": COURSE_ID,
+        "display": True,
+        "url": f"http://127.0.0.1:{GRADER_PORT}",
+        "command": [os.path.join(os.path.dirname(sys.executable), "jupyterhub-singleuser")],
+        "user": GRADER_USER,
+        "cwd": GRADER_HOME,
+        "environment": {
+            **COURSE_ENVIRONMENT,
+            "JUPYTER_CONFIG_PATH": os.pathsep.join([os.path.join(ROLES, "grader"), os.path.join(ROLES, "common")]),
+            # The grader's own Jupyter config (the default when HOME is GRADER_HOME; explicit so that a
+            # service run under another account's HOME, as in the tests, reads no one else's).
+            "JUPYTER_CONFIG_DIR": os.path.join(GRADER_HOME, ".jupyter"),
+            "JUPYTERHUB_DEFAULT_URL": "/lab",
+            "WORKBOOK_COURSE_ROOT": COURSE_ROOT,
+            "WORKBOOK_NBGRADER_LOG": os.path.join(GRADER_HOME, "nbgrader.log"),
+            "WORKBOOK_FORMGRADER_IFRAME": "1" if SUBDOMAINS else "0",
+        },
+    }
+]
+
+# ---- state directory and the exchange ---------------------------------------------------------------
+# nbgrader needs the exchange root to exist and be writable by everyone (it creates <course>/outbound
+# 755 and <course>/inbound 733 itself, so students cannot read each other's submissions). The hub
+# creates it when it can; on Kubernetes it is a shared volume instead (deploy/README.md).
+os.makedirs(STATE, mode=0o700, exist_ok=True)
+try:
+    os.makedirs(EXCHANGE, exist_ok=True)
+    os.chmod(EXCHANGE, 0o777)
+except PermissionError:
+    print(f"jupyterhub_config: cannot prepare the exchange {EXCHANGE}; create it with mode 777", file=sys.stderr)

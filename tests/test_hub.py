@@ -1,0 +1,182 @@
+"""The classroom hub end to end: deploy/jupyterhub/ on a real JupyterHub on 127.0.0.1 (see hub_harness).
+
+What drives what (all HTTP through configurable-http-proxy, each person with their own hub token):
+
+- instructor1 types ``workbook build`` and ``workbook release`` into a terminal of the course's grader
+  service (Jupyter's terminal websocket), then releases to the exchange, collects and autogrades
+  through the formgrader's REST API (``/services/<course>/formgrader/api/...``);
+- each student fetches and submits through the Assignments extension's REST API of their own server
+  (``/user/<name>/assignments/...``); student1 uploads the solution package over the fetched
+  ``compaction_lab/`` with the Contents API, student2 leaves the starters as fetched;
+- the browser test logs in on the hub's login page and runs lab 3 in JupyterLab
+  (Playwright driving Debian's Chromium).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from hub_harness import COURSE_ID, INSTRUCTOR, PASSWORD, STUDENTS, Hub, HubError, proxy_command, running_hub
+
+from workbook.course import ASSIGNMENT, PACKAGE
+from workbook.paths import NOTEBOOKS, REPO, SOLUTIONS
+
+CHROMIUM = shutil.which("chromium")  # Debian's package (scripts/install-hub-deps.sh); never a downloaded build
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+NO_HUB_EXTRA = "the hub extra is not installed: pip install -e '.[test,hub]'"
+LAB3 = "03_budget_projection.ipynb"
+LAB3_MESSAGE = "Lab 3 (budget projection): build_context() is not implemented yet"
+SCREENSHOT = REPO / "test-artifacts" / "hub-student-lab3.png"
+
+pytestmark = [pytest.mark.slow, pytest.mark.hub]
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """A running hub whose course the instructor has built and released to the exchange."""
+    pytest.importorskip("jupyterhub", reason=NO_HUB_EXTRA)
+    if proxy_command() is None:
+        pytest.skip("configurable-http-proxy is not installed: run scripts/install-hub-deps.sh")
+    with running_hub(tmp_path_factory.mktemp("hub")) as running:
+        grader = running.grader(INSTRUCTOR)
+        # Terminals are login shells (/etc/profile resets PATH): type the environment's own workbook.
+        workbook = Path(sys.executable).parent / "workbook"
+        grader.run_in_terminal(f"{workbook} build --course {COURSE_ID} && {workbook} release --course {COURSE_ID}")
+        answer = grader.json("POST", f"formgrader/api/assignment/{ASSIGNMENT}/release")
+        assert answer["success"], answer
+        yield running
+
+
+def fetch(hub: Hub, student: str) -> None:
+    """Fetch the assignment into ``student``'s home through their Assignments extension (once)."""
+    server = hub.user(student)
+    listing = server.json("GET", f"assignments?course_id={COURSE_ID}")
+    if not any(item["status"] == "fetched" for item in listing["value"]):
+        server.json("POST", "assignments/fetch", data={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
+
+
+def upload_solutions(hub: Hub, student: str) -> None:
+    """Overwrite ``student``'s fetched package with the solution package, file by file (Contents API)."""
+    server = hub.user(student)
+    for module in sorted(SOLUTIONS.glob("*.py")):
+        model = {"type": "file", "format": "text", "content": module.read_text(encoding="utf-8")}
+        server.request("PUT", f"api/contents/{ASSIGNMENT}/{PACKAGE}/{module.name}", json=model)
+
+
+def notebook_points() -> tuple[float, float]:
+    """(autograder-test points, manually graded points) of the five source notebooks, from their nbgrader metadata."""
+    autograded = manual = 0.0
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            grading = cell.metadata.get("nbgrader", {})
+            if grading.get("grade"):
+                if cell.cell_type == "code" and not grading.get("solution"):
+                    autograded += grading["points"]
+                else:
+                    manual += grading["points"]
+            elif grading.get("task"):
+                manual += grading["points"]
+    return autograded, manual
+
+
+def lab_page_config(hub: Hub, user: str) -> dict:
+    """The JupyterLab page config that ``user``'s server sends to the browser."""
+    page = hub.user(user).request("GET", "lab").text
+    return json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                                page, re.S).group(1))
+
+
+def test_each_role_gets_its_nbgrader_extensions(hub):
+    student, instructor = STUDENTS[0], INSTRUCTOR
+    disabled = {user: set(lab_page_config(hub, user)["disabledExtensions"]) for user in (student, instructor)}
+    assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list",
+            "@jupyter/nbgrader:create-assignment"} <= disabled[student]
+    assert "@jupyter/nbgrader:assignment-list" not in disabled[student]
+    assert "@jupyter/nbgrader:course-list" not in disabled[instructor]
+    for user in (student, instructor):
+        with pytest.raises(HubError, match="404"):
+            hub.user(user).request("GET", "formgrader/api/status")
+    with pytest.raises(HubError, match="404"):
+        hub.user(student).request("GET", "formgraders")
+    courses = hub.user(instructor).json("GET", "formgraders")["value"]
+    assert [(course["course_id"], course["url"]) for course in courses] == [
+        (COURSE_ID, f"{hub.url}/services/{COURSE_ID}/lab?formgrader=true")]
+
+
+def test_only_instructors_reach_the_grader_service(hub):
+    assert hub.grader(INSTRUCTOR).json("GET", "formgrader/api/status")["status"] is True
+    with pytest.raises(HubError, match="403"):
+        hub.grader(STUDENTS[0]).request("GET", "formgrader/api/status")
+
+
+def test_released_assignment_is_listed_for_every_student(hub):
+    for student in STUDENTS:
+        listing = hub.user(student).json("GET", f"assignments?course_id={COURSE_ID}")
+        assert [(item["course_id"], item["assignment_id"], item["status"]) for item in listing["value"]] == [
+            (COURSE_ID, ASSIGNMENT, "released")]
+
+
+def test_complete_and_blank_submissions_grade_full_and_zero(hub):
+    complete, blank = STUDENTS
+    for student in STUDENTS:
+        fetch(hub, student)
+    upload_solutions(hub, complete)
+    for student in STUDENTS:
+        answer = hub.user(student).json("POST", "assignments/submit",
+                                        data={"course_id": COURSE_ID, "assignment_id": ASSIGNMENT})
+        assert answer["success"], answer
+        assert [item["student_id"] for item in answer["value"] if item["status"] == "submitted"] == [student]
+
+    grader = hub.grader(INSTRUCTOR)
+    collected = grader.json("POST", f"formgrader/api/assignment/{ASSIGNMENT}/collect")
+    assert collected["success"], collected
+    for student in STUDENTS:
+        graded = grader.json("POST", f"formgrader/api/submission/{ASSIGNMENT}/{student}/autograde")
+        assert graded["success"], graded
+    grades = {row["student"]: row for row in grader.json("GET", f"formgrader/api/submissions/{ASSIGNMENT}")}
+
+    # Full marks less the written answers (left as released, so nbgrader scores them 0 without a manual grade).
+    autograded, manual = notebook_points()
+    assert sorted(grades) == sorted(STUDENTS)
+    assert (grades[complete]["score"], grades[complete]["max_score"]) == (autograded, autograded + manual)
+    assert (grades[blank]["score"], grades[blank]["max_score"]) == (0, autograded + manual)
+
+
+def test_student_runs_lab3_in_jupyterlab(hub):
+    sync_api = pytest.importorskip("playwright.sync_api", reason=NO_HUB_EXTRA)
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed: run scripts/install-hub-deps.sh")
+    student = STUDENTS[1]  # the blank one: lab 3 is not written
+    fetch(hub, student)
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(90_000)
+            page.goto(f"{hub.url}/hub/login?next=/user/{student}/lab/tree/{ASSIGNMENT}/{LAB3}")
+            page.fill("#username_input", student)
+            page.fill("#password_input", PASSWORD)
+            page.click("#login_submit")
+            page.wait_for_url(f"**/user/{student}/lab/tree/{ASSIGNMENT}/{LAB3}")
+            page.get_by_role("button", name=re.compile(r"^Python 3 \(ipykernel\) \| Idle$")).wait_for()
+            page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+            page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+
+            # The demo cells show a red box instead of raising, so Run All reaches the explorer.
+            outputs = page.locator(".jp-OutputArea-output")
+            sync_api.expect(outputs.get_by_text(LAB3_MESSAGE).first).to_be_visible()
+            explorer = outputs.locator(".widget-vbox").filter(has_text=LAB3_MESSAGE)  # budget_explorer()
+            sync_api.expect(explorer.locator(".widget-slider")).to_have_count(3)
+            explorer.scroll_into_view_if_needed()
+            sync_api.expect(explorer).to_be_in_viewport()
+            SCREENSHOT.parent.mkdir(exist_ok=True)
+            page.screenshot(path=str(SCREENSHOT))
+        finally:
+            browser.close()
