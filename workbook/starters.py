@@ -56,6 +56,25 @@ def starter_source(source: str, name: str) -> str:
     return _import_lab_error(text) if "raise LabNotImplementedError(" in text else text
 
 
+def replace_region(source: str, lab: int, body: str, name: str) -> str:
+    """Return ``source`` with the lines inside the (first) ``# BEGIN LAB lab`` / ``# END LAB lab`` replaced by ``body``.
+
+    ``body`` is written without indentation; each of its lines gets the region's indent. The
+    markers stay. Raises ``MarkerError`` naming ``name`` if the module has no such region.
+    """
+    lines = source.splitlines(keepends=True)
+    for start, line in enumerate(lines):
+        begin = BEGIN.match(line)
+        if begin and int(begin["lab"]) == lab:
+            stop = next((index for index in range(start + 1, len(lines))
+                         if (end := END.match(lines[index])) and int(end["lab"]) == lab), None)
+            if stop is None:
+                raise MarkerError(f"{name}: BEGIN LAB {lab} is never closed")
+            indented = [f"{begin['indent']}{text}\n" if text else "\n" for text in body.splitlines()]
+            return "".join(lines[: start + 1] + indented + lines[stop:])
+    raise MarkerError(f"{name}: no BEGIN LAB {lab} region")
+
+
 def _enclosing_function(before: list[str], indent: str) -> str:
     for line in reversed(before):
         match = DEF.match(line)

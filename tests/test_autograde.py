@@ -1,0 +1,125 @@
+"""``workbook autograde``: students graded in parallel processes on one SQLite gradebook, the
+student's lab modules graded as submitted, and a submission that hangs, crashes its kernel or
+calls ``os._exit`` costing only that submission."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from rich.console import Console
+
+from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, grade_with_progress
+from workbook.course import CourseError, build
+from workbook.grades import read_grades
+from workbook.labs import LABS
+from workbook.release import release
+from workbook.starters import replace_region
+from workbook.submissions import complete, submit
+
+HANG = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)  # deaf to interrupts\nwhile True:\n    pass"
+CRASH = "import os\nimport signal\nos.kill(os.getpid(), signal.SIGSEGV)"
+EXIT = "import os\nos._exit(3)"
+
+
+def solutions_with(dest, lab: int, body: str):
+    """The solutions, with lab ``lab``'s (first) region replaced by ``body``."""
+    complete(dest)
+    module = dest / f"{LABS[lab - 1].module}.py"
+    module.write_text(replace_region(module.read_text(), lab, body, module.name))
+    return dest
+
+
+def tampered(dest):
+    """The solutions, plus a student's edit of a provided module (autograde restores the instructor's copy)."""
+    complete(dest)
+    example = dest / "example.py"
+    example.write_text(example.read_text() + "\n\ndef example_entries():\n    return []\n")
+    return dest
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("autograde")
+    course = build(root / "course")
+    release(course)
+    packages = {
+        "complete": complete(root / "complete"),
+        "tampered": tampered(root / "tampered"),
+        "hangs": solutions_with(root / "hangs", 5, HANG),
+        "crashes": solutions_with(root / "crashes", 4, CRASH),
+        "exits": solutions_with(root / "exits", 2, EXIT),
+    }
+    for student, package in packages.items():
+        submit(course, student, package)
+    out = StringIO()
+    outcomes = grade_with_progress(course, None, jobs=2, timeout=5, console=Console(file=out, width=200),
+                                   submission_timeout=300)
+    with course.gradebook() as gradebook:
+        grades = {grade.student: grade for grade in read_grades(gradebook, course.students())}
+    return course, {outcome.student: outcome for outcome in outcomes}, grades, out.getvalue()
+
+
+@pytest.mark.slow
+def test_the_students_lab_modules_are_graded_and_provided_modules_restored(graded):
+    course, outcomes, grades, _ = graded
+    assert outcomes["complete"].status == outcomes["tampered"].status == "graded"
+    manual = 2 * len(LABS)  # one manually graded answer of 2 points per notebook, not graded yet
+    assert grades["complete"].max_score == 10 * len(LABS)
+    assert grades["complete"].score == 10 * len(LABS) - manual
+    assert [lab.score for lab in grades["tampered"].labs] == [lab.score for lab in grades["complete"].labs]
+    assert "return []" not in (course.autograded("tampered") / "compaction_lab" / "example.py").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("student", "reason"), [("hangs", "CellTimeoutError"), ("crashes", "DeadKernelError"),
+                                                 ("exits", "DeadKernelError")])
+def test_a_broken_submission_costs_only_itself(graded, student, reason):
+    course, outcomes, _, summary = graded
+    assert outcomes[student].status == "failed"
+    assert outcomes[student].reason().startswith(reason)
+    assert not course.autograded(student).exists(), "nbgrader removes a failed submission's autograded folder"
+    assert student in summary and "graded" in summary
+    assert outcomes["complete"].graded and outcomes["tampered"].graded
+
+
+@pytest.mark.slow
+def test_parallel_workers_never_see_a_locked_database(graded):
+    course, outcomes, grades, _ = graded
+    logs = {student: outcome.log.read_text() for student, outcome in outcomes.items()}
+    assert not [student for student, text in logs.items() if "database is locked" in text]
+    assert sorted(grades) == sorted(outcomes), "every student has a submission row in the gradebook"
+
+
+@pytest.mark.slow
+def test_the_summary_table_has_a_row_per_student_and_a_column_per_lab(graded):
+    _, _, _, summary = graded
+    header = next(line for line in summary.splitlines() if "student" in line)
+    assert [f"lab {lab.number}" in header for lab in LABS] == [True] * len(LABS)
+    assert "40/50" in next(line for line in summary.splitlines() if " complete " in line)
+
+
+def test_only_a_kernel_that_never_started_is_graded_again():
+    startup = ["zmq.error.ZMQError: Address already in use (addr='tcp://127.0.0.1:43365')",
+               "RuntimeError: Kernel died before replying to kernel_info"]
+    assert all(KERNEL_START_FAILURE.search(text) for text in startup)
+    assert not KERNEL_START_FAILURE.search("[ERROR] Kernel died while waiting for execute reply.")
+
+
+def test_a_failed_outcome_names_the_exception_behind_nbgrader_summary(tmp_path):
+    log = tmp_path / "ada.log"
+    log.write_text("[ERROR] Kernel died while waiting for execute reply.\n"
+                   "    nbclient.exceptions.DeadKernelError: Kernel died\n"
+                   "nbgrader.converters.base.NbGraderException: Please see the the above traceback\n")
+    assert Outcome("ada", "failed", 3.0, log).reason() == f"DeadKernelError: Kernel died (see {log})"
+    assert Outcome("ada", "graded", 3.0, log).reason() == ""
+
+
+def test_autograde_names_a_student_without_a_submission_and_a_bad_job_count(tmp_path):
+    course = build(tmp_path / "course")
+    with pytest.raises(CourseError, match="no submissions under"):
+        autograde(course)
+    with pytest.raises(CourseError, match="no submission under .* for: ada"):
+        autograde(course, ["ada"])
+    with pytest.raises(CourseError, match="--jobs must be at least 1, got 0"):
+        autograde(course, jobs=0)

@@ -1,0 +1,107 @@
+"""``workbook build`` and ``workbook release``: the course layout, its nbgrader config, and a release
+that holds no hidden test, no solution and only the starter package."""
+
+from __future__ import annotations
+
+import filecmp
+import json
+
+import pytest
+
+from workbook.cli import main
+from workbook.course import ASSIGNMENT, Course, CourseError, build
+from workbook.paths import NOTEBOOKS, STARTERS
+from workbook.release import HIDDEN, ReleaseLeakError, check_release, notebook_secrets, release
+from workbook.starters import MarkerError, replace_region
+
+LAB_MODULES = ["compaction_lab/records.py", "compaction_lab/grouping.py", "compaction_lab/budget.py",
+               "compaction_lab/compaction.py", "compaction_lab/resumption.py"]
+
+
+def starter_modules() -> list[str]:
+    return sorted(path.name for path in STARTERS.glob("*.py"))
+
+
+def test_build_lays_out_source_config_and_gradebook(tmp_path):
+    assert main(["build", "--course", str(tmp_path / "course")]) == 0
+    course = Course(tmp_path / "course")
+    assert sorted(path.name for path in course.source.glob("*.ipynb")) == sorted(
+        path.name for path in NOTEBOOKS.glob("*.ipynb"))
+    package = course.source / "compaction_lab"
+    assert sorted(path.name for path in package.glob("*.py")) == starter_modules()
+    assert filecmp.cmpfiles(STARTERS, package, starter_modules(), shallow=False)[1:] == ([], [])
+    assert (course.root / "gradebook.db").is_file()
+    config = course.config()
+    assert config.Autograde.exclude_overwriting == {ASSIGNMENT: LAB_MODULES}
+    assert config.Execute.timeout == 20
+    assert course.coursedir().db_url == f"sqlite:///{course.root}/gradebook.db"
+
+
+def test_build_refuses_an_existing_course_unless_forced(tmp_path):
+    course = build(tmp_path / "course")
+    marker = course.root / "submitted" / "ada" / ASSIGNMENT / "timestamp.txt"
+    marker.parent.mkdir(parents=True)
+    marker.write_text("2026-01-01 00:00:00 UTC")
+    with pytest.raises(CourseError, match="already a course; pass --force"):
+        build(course.root)
+    (course.source / "stray.txt").write_text("old")
+    build(course.root, force=True)
+    assert marker.exists(), "--force must keep submissions"
+    assert not (course.source / "stray.txt").exists(), "--force rewrites source/"
+
+
+def test_build_writes_a_given_database_url(tmp_path):
+    url = f"sqlite:///{tmp_path}/elsewhere.db"
+    course = build(tmp_path / "course", db_url=url)
+    assert course.coursedir().db_url == url
+    assert (tmp_path / "elsewhere.db").is_file()
+
+
+def test_commands_need_a_built_course(tmp_path, capsys):
+    assert main(["release", "--course", str(tmp_path / "nothing")]) == 1
+    assert "run `workbook build` first" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> Course:
+    course = build(tmp_path_factory.mktemp("released") / "course")
+    release(course)
+    return course
+
+
+@pytest.mark.slow
+def test_release_holds_no_hidden_test_no_solution_and_the_starter_package(released):
+    notebooks = sorted(released.release.glob("*.ipynb"))
+    assert [path.name for path in notebooks] == sorted(path.name for path in NOTEBOOKS.glob("*.ipynb"))
+    for path in notebooks:
+        text = path.read_text()
+        for marker in ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN SOLUTION", "END SOLUTION"):
+            assert marker not in text, f"{path.name} contains {marker}"
+    package = released.release / "compaction_lab"
+    assert sorted(path.name for path in package.glob("*.py")) == starter_modules()
+    assert filecmp.cmpfiles(STARTERS, package, starter_modules(), shallow=False)[1:] == ([], [])
+    assert not list(released.release.rglob("*solutions*"))
+
+
+@pytest.mark.slow
+def test_release_check_names_a_leaked_hidden_test(released):
+    secrets = notebook_secrets(sorted(released.source.glob("*.ipynb")), (HIDDEN,))
+    where, lines = next(iter(secrets.items()))  # "NB.ipynb grade_id", its hidden lines
+    target = released.release / where.split()[0]
+    original = target.read_text()
+    leaked = {"cell_type": "markdown", "metadata": {}, "source": lines[0]}
+    try:
+        target.write_text(original.replace('"cells": [', '"cells": [' + json.dumps(leaked) + ",", 1))
+        with pytest.raises(ReleaseLeakError, match=where.split()[1]):
+            check_release(released)
+    finally:
+        target.write_text(original)
+    check_release(released)
+
+
+def test_replace_region_keeps_markers_and_indent():
+    source = "def f():\n    x = 1\n    # BEGIN LAB 3\n    return x\n    # END LAB 3\n"
+    assert replace_region(source, 3, "y = 2\nreturn y", "m.py") == (
+        "def f():\n    x = 1\n    # BEGIN LAB 3\n    y = 2\n    return y\n    # END LAB 3\n")
+    with pytest.raises(MarkerError, match="m.py: no BEGIN LAB 2 region"):
+        replace_region(source, 2, "pass", "m.py")

@@ -1,0 +1,78 @@
+"""``workbook demo``: the whole pipeline on the four bundled samples, with the expected scores, feedback
+pages that show no hidden-test code, and the CSV export."""
+
+from __future__ import annotations
+
+import csv
+from io import StringIO
+
+import pytest
+from rich.console import Console
+
+from workbook.course import Course
+from workbook.demo import demo
+from workbook.feedback import html_text
+from workbook.release import HIDDEN, notebook_secrets
+
+pytestmark = pytest.mark.slow
+
+# Points per lab notebook: 10, of which 2 are a manually graded answer that autograde leaves at 0.
+EXPECTED = {
+    "complete": [8, 8, 8, 8, 8],  # full marks less the manual answers
+    "blank": [0, 0, 0, 0, 0],
+    "partial": [8, 8, 0, 0, 0],  # labs 1 and 2 done
+    "buggy": [8, 8, 3, 8, 2],  # messages[-3:] fails lab 3's trimming tests and lab 5's, which build contexts
+}
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo") / "course"
+    out = StringIO()
+    grades = demo(root, Console(file=out, width=200))
+    return Course(root), {grade.student: grade for grade in grades}, out.getvalue()
+
+
+def test_the_demo_grades_the_four_samples_as_expected(demo_run):
+    _, grades, printed = demo_run
+    assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == EXPECTED
+    assert {grade.max_score for grade in grades.values()} == {50}
+    for student, scores in EXPECTED.items():
+        row = next(line for line in printed.splitlines() if f" {student} " in line)
+        assert f"{sum(scores)}/50" in row and "graded" in row
+
+
+def test_feedback_shows_failed_hidden_tests_by_name_but_never_their_code(demo_run):
+    course, _, _ = demo_run
+    secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")), (HIDDEN,))
+    pages = sorted((course.root / "feedback").rglob("*.html"))
+    assert len(pages) == 4 * 5
+    for page in pages:
+        raw, text = page.read_text(), html_text(page)
+        assert "HIDDEN TESTS" not in raw
+        assert not [line for lines in secrets.values() for line in lines if line in text], page
+    buggy_lab3 = html_text(course.feedback("buggy") / "03_budget_projection.html")
+    hidden_cell = buggy_lab3.split("Grade cell: lab3_complete_and_zero_budget")[1].split("Grade cell:")[0]
+    assert "Score: 0.0 / 1.0" in hidden_cell
+    assert "hidden test (code not shown)" in hidden_cell
+    assert "AssertionError: hidden test failed in lab3_complete_and_zero_budget" in hidden_cell
+    assert "called build_context" not in hidden_cell and "first difference at [" not in hidden_cell
+    blank_lab1 = html_text(course.feedback("blank") / "01_record_parsing.html")
+    assert "LabNotImplementedError" in blank_lab1, "the student's own error stays visible"
+
+
+def test_the_export_has_a_column_per_lab(demo_run):
+    course, _, _ = demo_run
+    rows = {row["student_id"]: row for row in csv.DictReader((course.root / "grades.csv").open(newline=""))}
+    labs = sorted(path.stem for path in course.source.glob("*.ipynb"))
+    assert set(rows) == set(EXPECTED)
+    for student, scores in EXPECTED.items():
+        assert [float(rows[student][lab]) for lab in labs] == scores
+        assert float(rows[student]["score"]) == sum(scores)
+
+
+def test_no_worker_saw_a_locked_database(demo_run):
+    course, _, _ = demo_run
+    logs = sorted((course.root / "logs" / "autograde").glob("*.log"))
+    assert len(logs) == 4
+    assert not [log.name for log in logs if "database is locked" in log.read_text()]

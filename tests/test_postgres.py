@@ -1,0 +1,93 @@
+"""``build --db-url postgresql://...`` and parallel ``autograde`` on a real PostgreSQL gradebook.
+
+The test starts its own throwaway PostgreSQL server on 127.0.0.1 (a free port, a temporary data
+directory; as the ``postgres`` account when run as root) and stops it afterwards. It skips, saying
+why, when the server binaries (``apt-get install postgresql``) or psycopg2 (``pip install -e '.[postgres]'``)
+are missing.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from workbook.autograde import grade_with_progress
+from workbook.course import build
+from workbook.grades import read_grades
+from workbook.release import release
+from workbook.submissions import blank, complete, submit
+
+pytestmark = pytest.mark.slow
+
+
+def server_binaries() -> Path | None:
+    found = shutil.which("initdb") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), reverse=True)),
+                                          None)
+    return Path(found).parent if found else None
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    pytest.importorskip("psycopg2", reason="psycopg2 is not installed: pip install -e '.[postgres]'")
+    import psycopg2
+
+    binaries = server_binaries()
+    if binaries is None:
+        pytest.skip("PostgreSQL server binaries not found: apt-get install postgresql")
+    as_user: list[str] = []
+    data = Path(tempfile.mkdtemp(prefix="workbook-pg-"))
+    if os.geteuid() == 0:  # initdb refuses to run as root
+        try:
+            account = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no postgres account to run the server")
+        os.chown(data, account.pw_uid, account.pw_gid)
+        as_user = ["runuser", "-u", "postgres", "--"]
+    port = free_port()
+
+    def pg(*command: str) -> None:
+        subprocess.run([*as_user, *command], check=True, capture_output=True, text=True)
+
+    pg(str(binaries / "initdb"), "-D", str(data / "db"), "-A", "trust", "-U", "postgres", "--no-sync")
+    pg(str(binaries / "pg_ctl"), "-D", str(data / "db"), "-l", str(data / "server.log"), "-w",
+       "-o", f"-h 127.0.0.1 -p {port} -k {data}", "start")
+    try:
+        admin = psycopg2.connect(host="127.0.0.1", port=port, user="postgres", dbname="postgres")
+        admin.autocommit = True
+        admin.cursor().execute("CREATE DATABASE workbook")
+        admin.close()
+        yield f"postgresql://postgres@127.0.0.1:{port}/workbook"
+    finally:
+        pg(str(binaries / "pg_ctl"), "-D", str(data / "db"), "-m", "immediate", "-w", "stop")
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def test_build_release_and_parallel_autograde_on_postgresql(postgres_url, tmp_path):
+    course = build(tmp_path / "course", db_url=postgres_url)
+    assert course.coursedir().db_url == postgres_url
+    assert course.coursedir().course_id == "compaction-workbook", "PostgreSQL needs a course row nbgrader can point to"
+    assert not (course.root / "gradebook.db").exists()
+    release(course)
+    submit(course, "complete", complete(tmp_path / "complete"))
+    submit(course, "blank", blank(tmp_path / "blank"))
+    outcomes = grade_with_progress(course, None, jobs=2, timeout=20, console=Console(file=StringIO()))
+    assert [(outcome.student, outcome.status) for outcome in outcomes] == [("blank", "graded"), ("complete", "graded")]
+    with course.gradebook() as gradebook:
+        grades = {grade.student: grade.score for grade in read_grades(gradebook, ["blank", "complete"])}
+    assert grades == {"blank": 0, "complete": 40}

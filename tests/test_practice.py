@@ -1,0 +1,58 @@
+"""``workbook practice`` and ``workbook check``: a self-study workspace and the focused tests on its package."""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+
+import pytest
+
+from workbook.cli import main
+from workbook.course import CourseError
+from workbook.paths import NOTEBOOKS, SOLUTIONS, STARTERS
+from workbook.practice import check_command, practice
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("practice") / "labs"
+    assert main(["practice", str(folder)]) == 0
+    return folder
+
+
+def test_the_workspace_holds_released_notebooks_and_a_fresh_starter_package(workspace):
+    notebooks = sorted(workspace.glob("*.ipynb"))
+    assert [path.name for path in notebooks] == sorted(path.name for path in NOTEBOOKS.glob("*.ipynb"))
+    for path in notebooks:
+        assert "HIDDEN TESTS" not in path.read_text() and "BEGIN SOLUTION" not in path.read_text()
+    modules = sorted(path.name for path in STARTERS.glob("*.py"))
+    assert sorted(path.name for path in (workspace / "compaction_lab").glob("*.py")) == modules
+    assert filecmp.cmpfiles(STARTERS, workspace / "compaction_lab", modules, shallow=False)[1:] == ([], [])
+
+
+def test_practice_never_overwrites_a_workspace(workspace):
+    with pytest.raises(CourseError, match="is not empty"):
+        practice(workspace)
+
+
+def test_check_runs_the_focused_tests_of_one_lab_on_the_workspace_package(workspace, tmp_path, capfd):
+    command = check_command(workspace, 1)
+    assert command[-4:] == ["--lab-package", str(workspace / "compaction_lab"), "-m", "focused and lab1"]
+    assert main(["check", "1", "--workspace", str(workspace)]) == 1  # the starter: not implemented yet
+    assert "3 failed" in capfd.readouterr().out
+    done = tmp_path / "done"
+    shutil.copytree(workspace / "compaction_lab", done / "compaction_lab")
+    shutil.copyfile(SOLUTIONS / "records.py", done / "compaction_lab" / "records.py")
+    assert main(["check", "1", "--workspace", str(done)]) == 0
+    assert "3 passed" in capfd.readouterr().out
+
+
+def test_check_names_a_missing_package_and_a_wrong_lab(tmp_path, capsys):
+    assert main(["check", "--workspace", str(tmp_path)]) == 1
+    assert "no compaction_lab/ package" in capsys.readouterr().out
+    (tmp_path / "compaction_lab").mkdir()
+    (tmp_path / "compaction_lab" / "__init__.py").write_text("")
+    assert main(["check", "6", "--workspace", str(tmp_path)]) == 1
+    assert "there is no lab 6" in capsys.readouterr().out

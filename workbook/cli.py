@@ -1,0 +1,53 @@
+"""``workbook``: the instructor's pipeline (build, release, autograde, feedback, export), the
+student's practice commands (practice, check), the demo, and inspect (a real session file under the labs' rules).
+
+Each command lives in its own module, which registers itself with ``add_parser(subparsers)``
+(setting ``run(args, console) -> exit code`` as the parser default). Adding a command is one
+line in ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from rich.console import Console
+
+from .course import CourseError
+
+COMMANDS = (
+    "workbook.course",  # build
+    "workbook.release",
+    "workbook.autograde",
+    "workbook.feedback",
+    "workbook.export",
+    "workbook.practice",  # practice, check
+    "workbook.demo",
+    "workbook.inspect",
+)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``workbook`` argument parser with every command of ``COMMANDS``."""
+    summary = __doc__.split("\n\n")[0].replace("\n", " ").replace("``", "")
+    root = argparse.ArgumentParser(prog="workbook", description=summary)
+    subparsers = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(name).add_parser(subparsers)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one ``workbook`` command; return its exit code (1 with a one-line message on a course error)."""
+    args = parser().parse_args(argv)
+    console = Console()
+    try:
+        return args.run(args, console)
+    except CourseError as error:
+        console.print(f"[red]workbook {args.command}: {error}[/]", highlight=False)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

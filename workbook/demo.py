@@ -1,0 +1,75 @@
+"""``workbook demo``: the whole instructor pipeline on the four bundled sample submissions.
+
+In a temporary course (or ``--keep DIR``): build, release, submit the samples of
+``workbook.submissions`` (complete, blank, partial, buggy) as four students, autograde them with
+two jobs, generate feedback, export the CSV, and print the grade table. Expected: complete gets
+every autograded point (full marks less the manual answers, which await a grader), blank 0,
+partial and buggy in between.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+
+from .autograde import grade_with_progress
+from .course import CourseError, build
+from .export import export
+from .feedback import feedback
+from .grades import StudentGrades, read_grades
+from .release import release
+from .submissions import SAMPLES, submit
+
+DEMO_JOBS = 2
+
+
+def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentGrades]:
+    """Run the pipeline in ``course_dir`` (new or empty) on the samples; return the grades in ``SAMPLES`` order.
+
+    Raises ``CourseError`` if ``course_dir`` is not empty or a step fails (the message names the step).
+    """
+    if course_dir.exists() and any(course_dir.iterdir()):
+        raise CourseError(f"{course_dir} is not empty; the demo needs a new folder")
+    course = build(course_dir)
+    console.rule("release")
+    console.print(f"{len(release(course))} files released to {course.release}, checked for hidden tests and solutions")
+    console.rule("submissions")
+    with tempfile.TemporaryDirectory(prefix="workbook-samples-") as samples:
+        for student, make in SAMPLES.items():
+            folder = submit(course, student, make(Path(samples) / student))
+            console.print(f"{student}: {make.__doc__.strip()} -> {folder.relative_to(course.root)}")
+    console.rule(f"autograde (--jobs {DEMO_JOBS})")
+    outcomes = grade_with_progress(course, list(SAMPLES), DEMO_JOBS, timeout, console)
+    failed = [outcome.student for outcome in outcomes if not outcome.graded]
+    if failed:
+        raise CourseError(f"autograde failed for {', '.join(failed)}; see {course.root / 'logs' / 'autograde'}")
+    console.rule("feedback and export")
+    pages = feedback(course)
+    console.print(f"feedback: {sum(map(len, pages.values()))} HTML pages under {course.root / 'feedback'}, "
+                  "no hidden-test code in them")
+    console.print(f"grades: {export(course)}")
+    with course.gradebook() as gradebook:
+        return read_grades(gradebook, list(SAMPLES))
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``workbook demo``."""
+    parser = subparsers.add_parser("demo", help="the whole pipeline on four sample submissions",
+                                   description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="build the course in DIR and keep it")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    if args.keep:
+        demo(args.keep.resolve(), console)
+        console.print(f"the course is kept in {args.keep.resolve()}")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="workbook-demo-") as scratch:
+        demo(Path(scratch) / "course", console)
+    console.print("the temporary course is removed; `workbook demo --keep DIR` keeps it")
+    return 0
+

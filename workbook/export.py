@@ -1,0 +1,94 @@
+"""``workbook export`` (and ``nbgrader export`` in a workbook course): grades as CSV, one column per lab.
+
+``LabCsvExportPlugin`` is an nbgrader ``ExportPlugin``. Unlike nbgrader's own CSV plugin, which
+joins fields with commas by hand, it writes through the ``csv`` module, so a name such as
+``"Lovelace, Ada"`` stays one (quoted) field. One row per assignment and student in the
+gradebook, nbgrader's columns plus one score column per notebook (``01_record_parsing`` ...).
+A student without a submission gets 0 everywhere and an empty timestamp, as in nbgrader.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins import ExportPlugin
+from rich.console import Console
+
+from .course import Course, CourseError, add_course_option
+
+BASE_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+                "raw_score", "late_submission_penalty", "score", "max_score"]
+
+
+class LabCsvExportPlugin(ExportPlugin):
+    """Export grades to ``to`` (default ``grades.csv``) with the ``csv`` module and per-notebook score columns."""
+
+    def export(self, gradebook: Gradebook) -> None:
+        assignments = [assignment for assignment in gradebook.assignments
+                       if not self.assignment or assignment.name in map(str, self.assignment)]
+        students = [student for student in gradebook.students
+                    if not self.student or student.id in map(str, self.student)]
+        notebooks = sorted({notebook.name for assignment in assignments for notebook in assignment.notebooks})
+        dest = self.to or "grades.csv"
+        self.log.info("Exporting grades to %s", dest)
+        with open(dest, "w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=BASE_COLUMNS + notebooks)
+            writer.writeheader()
+            for assignment in assignments:
+                for student in students:
+                    writer.writerow(self.row(gradebook, assignment, student, notebooks))
+
+    @staticmethod
+    def row(gradebook: Gradebook, assignment, student, notebooks: list[str]) -> dict[str, object]:
+        """One CSV row: nbgrader's fields for this submission, then each notebook's score ('' if not in it)."""
+        row: dict[str, object] = {
+            "assignment": assignment.name, "duedate": assignment.duedate or "", "student_id": student.id,
+            "last_name": student.last_name or "", "first_name": student.first_name or "",
+            "email": student.email or "", "max_score": assignment.max_score,
+        }
+        own = {notebook.name for notebook in assignment.notebooks}
+        try:
+            submission = gradebook.find_submission(assignment.name, student.id)
+        except MissingEntry:
+            row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0)
+            row.update({name: 0.0 if name in own else "" for name in notebooks})
+            return row
+        penalty = submission.late_submission_penalty or 0.0
+        row.update(timestamp=submission.timestamp or "", raw_score=submission.score, late_submission_penalty=penalty,
+                   score=max(0.0, submission.score - penalty))
+        scores = {notebook.name: notebook.score for notebook in submission.notebooks}
+        row.update({name: scores.get(name, 0.0) if name in own else "" for name in notebooks})
+        return row
+
+
+def export(course: Course, to: Path | None = None) -> Path:
+    """Write the course's grades as CSV to ``to`` (default ``COURSE/grades.csv``); return the path.
+
+    Raises ``CourseError`` if the course is not built.
+    """
+    dest = Path(to or course.root / "grades.csv").resolve()
+    config = course.config()
+    config.ExportPlugin.to = str(dest)
+    plugin = LabCsvExportPlugin(config=config)
+    with course.gradebook() as gradebook:
+        if not list(gradebook.assignments):
+            raise CourseError("the gradebook has no assignment yet; run `workbook release` first")
+        plugin.export(gradebook)
+    return dest
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``workbook export``."""
+    parser = subparsers.add_parser("export", help="grades as CSV with one column per lab",
+                                   description=__doc__.splitlines()[0])
+    add_course_option(parser)
+    parser.add_argument("--to", type=Path, help="the CSV file to write (default: COURSE/grades.csv)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    console.print(f"wrote {export(Course(args.course), args.to)}")
+    return 0

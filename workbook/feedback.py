@@ -1,0 +1,146 @@
+"""``workbook feedback``: nbgrader's HTML feedback, with hidden tests kept hidden.
+
+nbgrader renders the autograded notebook, where grade cells carry their full source again,
+hidden tests included, and a failing hidden assert shows its code in the traceback.
+``HideHiddenTests`` (in ``GenerateFeedback.preprocessors``, see ``workbook.course``) fixes that
+for every cell holding a hidden-test region:
+
+- the region is removed from the shown source (nbgrader's ``ClearHiddenTests``);
+- in an error's traceback, a frame of this cell's code becomes ``Cell GRADE_ID, line N: hidden
+  test (code not shown)``, or the one visible line when the error is in the visible part;
+  frames in files (the student's own module) stay as they are;
+- when a hidden line called into the error and the error was not raised by the student's own
+  lab module (a failed assert, or a failure reported by a test helper such as ``checks.expect``),
+  its message is replaced by ``hidden test failed in GRADE_ID``: such a message describes the
+  hidden test (what it called, what it expected). The student's own exceptions keep theirs;
+- other outputs of the cell (prints, warnings) are dropped, with a note.
+
+So the student sees that a hidden test failed, which cell (its ``grade_id``) and the score,
+and never the test's code. ``check_feedback`` verifies the generated HTML anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import re
+from pathlib import Path
+
+from nbformat import NotebookNode
+from nbgrader.preprocessors import ClearHiddenTests
+from rich.console import Console
+
+from .course import ASSIGNMENT, LAB_MODULES, Course, CourseError, add_course_option
+from .release import HIDDEN, notebook_secrets
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+CELL_FRAME = re.compile(r"Cell In\[(?P<count>\d+)\], line (?P<line>\d+)")
+FILE_FRAME = re.compile(r"^\s*File ")
+STUDENT_MODULE = re.compile(r"^\s*File .*(?:" + "|".join(re.escape(module) for module in LAB_MODULES) + r"):\d+")
+DROPPED_NOTE = "(Output of a cell with hidden tests is not shown in feedback.)\n"
+
+
+class FeedbackLeakError(CourseError):
+    """Generated feedback holds hidden-test code; the message lists the file and the line."""
+
+
+def hidden_line_numbers(source: str, begin: str, end: str) -> set[int]:
+    """1-based numbers of the lines of ``source`` from a ``begin`` delimiter line to its ``end`` line, inclusive."""
+    numbers, inside = set(), False
+    for number, line in enumerate(source.splitlines(), start=1):
+        if begin in line:
+            inside = True
+        if inside:
+            numbers.add(number)
+        if end in line:
+            inside = False
+    return numbers
+
+
+class HideHiddenTests(ClearHiddenTests):
+    """Feedback preprocessor: remove hidden tests from sources and from error tracebacks (see the module)."""
+
+    def preprocess_cell(self, cell: NotebookNode, resources: dict, cell_index: int) -> tuple[NotebookNode, dict]:
+        if cell.cell_type == "code" and self.begin_test_delimeter in cell.source:
+            cell.outputs = self._redacted_outputs(cell)
+        return super().preprocess_cell(cell, resources, cell_index)
+
+    def _redacted_outputs(self, cell: NotebookNode) -> list[NotebookNode]:
+        hidden = hidden_line_numbers(cell.source, self.begin_test_delimeter, self.end_test_delimeter)
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "this cell")
+        errors = [self._redact_error(output, cell, hidden, grade_id)
+                  for output in cell.outputs if output.output_type == "error"]
+        if len(errors) < len(cell.outputs):
+            errors.insert(0, NotebookNode(output_type="stream", name="stdout", text=DROPPED_NOTE))
+        return errors
+
+    def _redact_error(self, output: NotebookNode, cell: NotebookNode, hidden: set[int], grade_id: str) -> NotebookNode:
+        lines = cell.source.splitlines()
+        traceback, called_from_hidden, innermost_is_student = [], False, False
+        for entry in output.traceback:
+            plain = ANSI.sub("", entry)
+            frame = CELL_FRAME.search(plain)
+            if frame and int(frame["count"]) == cell.execution_count:
+                number = int(frame["line"])
+                called_from_hidden = number in hidden or number > len(lines)
+                innermost_is_student = False
+                traceback.append(f"Cell {grade_id}, line {number}: hidden test (code not shown)" if called_from_hidden
+                                 else f"Cell {grade_id}, line {number}:\n----> {number} {lines[number - 1]}")
+                continue
+            if frame or FILE_FRAME.match(plain):
+                innermost_is_student = bool(STUDENT_MODULE.search(plain))
+            traceback.append(entry)
+        evalue = output.evalue
+        if called_from_hidden and not innermost_is_student:
+            evalue = f"hidden test failed in {grade_id}"
+            traceback[-1] = f"{output.ename}: {evalue}"
+        return NotebookNode(output_type="error", ename=output.ename, evalue=evalue, traceback=traceback)
+
+
+def html_text(path: Path) -> str:
+    """The text a reader sees in an HTML file: tags removed, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8", errors="replace")))
+
+
+def check_feedback(course: Course, students: list[str]) -> None:
+    """Raise ``FeedbackLeakError`` if a feedback HTML file of ``students`` shows a line of a hidden test."""
+    secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")), (HIDDEN,))
+    problems = []
+    for student in students:
+        for page in sorted(course.feedback(student).glob("*.html")):
+            text = html_text(page)
+            problems += [f"{page}: {cell}: {line}" for cell, lines in secrets.items() for line in lines if line in text]
+    if problems:
+        raise FeedbackLeakError("feedback shows hidden tests:\n  " + "\n  ".join(problems))
+
+
+def feedback(course: Course) -> dict[str, list[Path]]:
+    """Generate feedback for every autograded student, check it, and return ``{student: [html files]}``.
+
+    Raises ``CourseError`` with nbgrader's log if generation fails, ``FeedbackLeakError`` if the check fails.
+    """
+    students = sorted(path.parent.name for path in (course.root / "autograded").glob(f"*/{ASSIGNMENT}"))
+    if not students:
+        raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
+    result = course.api().generate_feedback(ASSIGNMENT, force=True)
+    if not result["success"]:
+        raise CourseError(f"nbgrader generate_feedback failed:\n{result.get('log', '')}{result.get('error', '')}")
+    check_feedback(course, students)
+    return {student: sorted(course.feedback(student).glob("*.html")) for student in students}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``workbook feedback``."""
+    parser = subparsers.add_parser("feedback", help="HTML feedback per student, hidden tests kept hidden",
+                                   description=__doc__.splitlines()[0])
+    add_course_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    course = Course(args.course)
+    pages = feedback(course)
+    for student, files in pages.items():
+        console.print(f"{student}: {len(files)} pages in {course.feedback(student)}")
+    console.print("checked: no hidden-test code in any page")
+    return 0

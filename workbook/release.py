@@ -1,0 +1,120 @@
+"""``workbook release``: nbgrader's ``generate_assignment``, then a check that nothing secret got out.
+
+The check reads the source notebooks for what must stay with the instructor (every line
+between ``BEGIN HIDDEN TESTS``/``END HIDDEN TESTS`` and between ``BEGIN SOLUTION``/``END SOLUTION``)
+and fails if any of it appears in a released file, or if the released package is not the
+starter package (a solution module must never reach ``release/``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+from collections.abc import Iterable
+from pathlib import Path
+
+import nbformat
+from rich.console import Console
+
+from .course import ASSIGNMENT, PACKAGE, Course, CourseError, add_course_option
+from .paths import STARTERS
+
+HIDDEN = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+SOLUTION = ("BEGIN SOLUTION", "END SOLUTION")
+TRIVIAL = {"", "pass", "raise NotImplementedError()", "YOUR ANSWER HERE", "# YOUR CODE HERE"}
+
+
+class ReleaseLeakError(CourseError):
+    """The release holds hidden-test or solution text, or a package other than the starter; the message lists where."""
+
+
+def split_secret(source: str, regions: tuple[tuple[str, str], ...] = (HIDDEN, SOLUTION)) -> tuple[list[str], list[str]]:
+    """Split a cell's lines into (public, secret): secret ones lie strictly inside one of ``regions``
+    (begin, end delimiters); delimiter lines belong to neither. Lines are stripped."""
+    public, secret, inside = [], [], False
+    for line in source.splitlines():
+        if any(begin in line for begin, _ in regions):
+            inside = True
+        elif any(end in line for _, end in regions):
+            inside = False
+        else:
+            (secret if inside else public).append(line.strip())
+    return public, secret
+
+
+def notebook_secrets(notebooks: Iterable[Path],
+                     regions: tuple[tuple[str, str], ...] = (HIDDEN, SOLUTION)) -> dict[str, list[str]]:
+    """``{"NB.ipynb grade_id": [secret lines]}`` for every cell of ``notebooks`` with a secret region
+    (by default hidden tests and solutions).
+
+    Lines that are trivial (``pass``, ``YOUR ANSWER HERE``, fewer than 8 characters) or that also
+    appear in a public part of any notebook are not secrets: the student sees them anyway.
+    """
+    cells, public = {}, []
+    for path in notebooks:
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            shown, hidden = split_secret(cell.source, regions)
+            public += shown
+            if hidden:
+                cells[f"{path.name} {cell.metadata.get('nbgrader', {}).get('grade_id', f'cell {index}')}"] = hidden
+    public_text = "\n".join(public)
+    secrets = {where: [line for line in lines if len(line) >= 8 and line not in TRIVIAL and line not in public_text]
+               for where, lines in cells.items()}
+    return {where: lines for where, lines in secrets.items() if lines}
+
+
+def leaks(secrets: dict[str, list[str]], files: Iterable[Path]) -> list[str]:
+    """Return ``"FILE: CELL: LINE"`` for every secret line found in one of ``files`` (read as text)."""
+    found = []
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found += [f"{path}: {cell}: {line}" for cell, lines in secrets.items() for line in lines if line in text]
+    return found
+
+
+def check_release(course: Course, starters: Path = STARTERS) -> None:
+    """Raise ``ReleaseLeakError`` if a released notebook holds a secret line of the source notebooks, any
+    released file holds a region marker, or the released package is not byte-for-byte the starter."""
+    secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")))
+    released = [path for path in sorted(course.release.rglob("*"))
+                if path.is_file() and "__pycache__" not in path.parts]
+    problems = leaks(secrets, [path for path in released if path.suffix == ".ipynb"])
+    problems += [f"{path}: contains {marker!r}" for path in released
+                 for marker in (*HIDDEN, *SOLUTION, "# BEGIN LAB") if marker in path.read_text(errors="replace")]
+    package = course.release / PACKAGE
+    expected = sorted(path.name for path in starters.glob("*.py"))
+    if sorted(path.name for path in package.glob("*.py")) != expected:
+        problems.append(f"{package}: modules differ from the starter package {starters}")
+    else:
+        _, mismatch, errors = filecmp.cmpfiles(starters, package, expected, shallow=False)
+        problems += [f"{package / name}: differs from the starter" for name in mismatch + errors]
+    if problems:
+        raise ReleaseLeakError("the release is not safe to hand out:\n  " + "\n  ".join(problems))
+
+
+def release(course: Course) -> list[Path]:
+    """Generate ``release/compaction_labs`` with nbgrader (gradebook entries included), check it, return its files.
+
+    Raises ``CourseError`` with nbgrader's log when generation fails, ``ReleaseLeakError`` when the check fails.
+    """
+    result = course.api().generate_assignment(ASSIGNMENT, force=True, create=True)
+    if not result["success"]:
+        raise CourseError(f"nbgrader generate_assignment failed:\n{result.get('log', '')}{result.get('error', '')}")
+    check_release(course)
+    return [path for path in sorted(course.release.rglob("*")) if path.is_file()]
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``workbook release``."""
+    parser = subparsers.add_parser("release", help="generate the student version and check it leaks nothing",
+                                   description=__doc__.splitlines()[0])
+    add_course_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    course = Course(args.course)
+    files = release(course)
+    console.print(f"released {len(files)} files to {course.release}; checked: no hidden test, no solution, "
+                  f"the package is the starter")
+    return 0

@@ -1,0 +1,105 @@
+"""Student submissions in nbgrader's layout, and the bundled sample packages the demo grades.
+
+A submission is ``submitted/STUDENT/compaction_labs/``: the released notebooks, the student's
+``compaction_lab/`` package and ``timestamp.txt`` (nbgrader's submission time format), exactly
+what ``nbgrader collect`` would leave there.
+
+Sample packages (``SAMPLES``), each built from ``solutions/`` and ``starters/`` at run time:
+
+- ``complete``: the reference solutions;
+- ``blank``: the starters, untouched;
+- ``partial``: the starters with labs 1 and 2 done (``records.py`` and ``grouping.py`` from the solutions);
+- ``buggy``: the solutions, but lab 3 keeps the last three messages (``messages[-3:]``) instead of
+  whole interactions, the chapter's deliberate failure.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .course import PACKAGE, Course
+from .paths import SOLUTIONS, STARTERS
+from .starters import replace_region
+
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"
+
+BUGGY_LAB3 = '''\
+# The deliberate failure: the last three messages, whatever interactions they cut.
+system = measure(options, options.system_prompt, "the system prompt")
+available = max(0, options.max_tokens - system - options.reserved_output - options.safety_margin)
+prefix = [] if start.summary_message is None else [start.summary_message]
+entries = [entry for entry in start.entries if entry["type"] == "message"][-3:]
+used = sum(measure(options, message, "a message") for message in prefix + [entry["message"] for entry in entries])
+return Context(
+    system_prompt=options.system_prompt,
+    messages=prefix + [entry["message"] for entry in entries],
+    kept_entry_ids=[entry["id"] for entry in entries],
+    reason="trimmed",
+    tokens=TokenLedger(
+        max_tokens=options.max_tokens, system=system, messages=used,
+        reserved_output=options.reserved_output, safety_margin=options.safety_margin,
+        available_for_messages=available,
+        total=system + used + options.reserved_output + options.safety_margin,
+    ),
+    compaction_id=start.compaction_id,
+)
+'''
+
+
+def copy_package(source: Path, dest: Path) -> Path:
+    """Copy the package folder ``source`` to ``dest`` (which must not exist), without caches; return ``dest``."""
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
+
+
+def complete(dest: Path) -> Path:
+    """The reference solutions."""
+    return copy_package(SOLUTIONS, dest)
+
+
+def blank(dest: Path) -> Path:
+    """The starters, as released."""
+    return copy_package(STARTERS, dest)
+
+
+def partial(dest: Path) -> Path:
+    """The starters with labs 1 and 2 done."""
+    copy_package(STARTERS, dest)
+    for module in ("records.py", "grouping.py"):
+        shutil.copyfile(SOLUTIONS / module, dest / module)
+    return dest
+
+
+def buggy(dest: Path) -> Path:
+    """The solutions with lab 3 selecting ``messages[-3:]``."""
+    copy_package(SOLUTIONS, dest)
+    budget = dest / "budget.py"
+    budget.write_text(replace_region(budget.read_text(encoding="utf-8"), 3, BUGGY_LAB3, "budget.py"), encoding="utf-8")
+    return dest
+
+
+SAMPLES = {"complete": complete, "blank": blank, "partial": partial, "buggy": buggy}
+"""Sample name -> function writing that package to a new folder."""
+
+
+def submit(course: Course, student: str, package: Path, timestamp: datetime | None = None) -> Path:
+    """Place ``student``'s submission: the released notebooks, a copy of ``package`` as ``compaction_lab/``
+    and ``timestamp.txt`` (default: now, UTC). Replaces an earlier submission; returns its folder.
+
+    Raises ``FileNotFoundError`` naming the release folder if the course has not been released.
+    """
+    notebooks = sorted(course.release.glob("*.ipynb"))
+    if not notebooks:
+        raise FileNotFoundError(f"no released notebooks in {course.release}; run `workbook release` first")
+    folder = course.submitted(student)
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for notebook in notebooks:
+        shutil.copyfile(notebook, folder / notebook.name)
+    copy_package(package, folder / PACKAGE)
+    when = timestamp or datetime.now(UTC)
+    (folder / "timestamp.txt").write_text(when.strftime(TIMESTAMP_FORMAT), encoding="utf-8")
+    return folder
