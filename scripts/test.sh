@@ -9,10 +9,15 @@ if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e '.[test,postgres]'
+.venv/bin/python -m pip install --quiet -e '.[test,postgres,hub]'
 
-# >>> HUB-DEPS HOOK: the hub integration test needs Debian's chromium and npm's configurable-http-proxy.
-# >>> The lead wires the installer in here (e.g. scripts/install-hub-deps.sh); without them that test skips.
+# The hub and PostgreSQL tests need Debian's chromium and postgresql and npm's configurable-http-proxy.
+# As root they are installed here; otherwise those tests skip and say why.
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+    bash scripts/install-system-deps.sh
+else
+    echo "scripts/test.sh: not root: the hub and PostgreSQL tests will skip (see scripts/install-system-deps.sh)" >&2
+fi
 
 .venv/bin/ruff check .
 

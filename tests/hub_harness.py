@@ -45,7 +45,7 @@ DRIVER = "test-driver"
 
 
 def proxy_command() -> str | None:
-    """configurable-http-proxy: the project-local install (scripts/install-hub-deps.sh), else PATH."""
+    """configurable-http-proxy: the project-local install (scripts/install-system-deps.sh), else PATH."""
     local = REPO / ".hub-deps" / "node_modules" / ".bin" / "configurable-http-proxy"
     return str(local) if local.exists() else shutil.which("configurable-http-proxy")
 

@@ -27,7 +27,7 @@ from hub_harness import COURSE_ID, INSTRUCTOR, PASSWORD, STUDENTS, Hub, HubError
 from workbook.course import ASSIGNMENT, PACKAGE
 from workbook.paths import NOTEBOOKS, REPO, SOLUTIONS
 
-CHROMIUM = shutil.which("chromium")  # Debian's package (scripts/install-hub-deps.sh); never a downloaded build
+CHROMIUM = shutil.which("chromium")  # Debian's package (scripts/install-system-deps.sh); never a downloaded build
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 NO_HUB_EXTRA = "the hub extra is not installed: pip install -e '.[test,hub]'"
@@ -43,7 +43,7 @@ def hub(tmp_path_factory):
     """A running hub whose course the instructor has built and released to the exchange."""
     pytest.importorskip("jupyterhub", reason=NO_HUB_EXTRA)
     if proxy_command() is None:
-        pytest.skip("configurable-http-proxy is not installed: run scripts/install-hub-deps.sh")
+        pytest.skip("configurable-http-proxy is not installed: run scripts/install-system-deps.sh")
     with running_hub(tmp_path_factory.mktemp("hub")) as running:
         grader = running.grader(INSTRUCTOR)
         # Terminals are login shells (/etc/profile resets PATH): type the environment's own workbook.
@@ -152,7 +152,7 @@ def test_complete_and_blank_submissions_grade_full_and_zero(hub):
 def test_student_runs_lab3_in_jupyterlab(hub):
     sync_api = pytest.importorskip("playwright.sync_api", reason=NO_HUB_EXTRA)
     if CHROMIUM is None:
-        pytest.skip("chromium is not installed: run scripts/install-hub-deps.sh")
+        pytest.skip("chromium is not installed: run scripts/install-system-deps.sh")
     student = STUDENTS[1]  # the blank one: lab 3 is not written
     fetch(hub, student)
     with sync_api.sync_playwright() as playwright:

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Install what the hub tests (tests/test_hub.py) need besides Python packages, on Debian, as root:
+# Install what the hub and PostgreSQL tests need besides Python packages, on Debian, as root:
 #   - Chromium from Debian's packages (Playwright drives /usr/bin/chromium; no browser download),
+#   - PostgreSQL's server from Debian's packages (tests/test_postgres.py starts its own on 127.0.0.1),
 #   - configurable-http-proxy from the npm registry into .hub-deps/ of this checkout (not global).
 # The Python side is the `hub` extra: pip install -e '.[test,hub]'.
-# Idempotent: what is already there is left alone. Usage: bash scripts/install-hub-deps.sh
+# Idempotent: what is already there is left alone. Usage: bash scripts/install-system-deps.sh
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,21 +12,22 @@ prefix="$repo/.hub-deps"
 proxy_version="5"  # configurable-http-proxy major version JupyterHub 5 supports
 
 if [ "$(id -u)" -ne 0 ]; then
-    echo "install-hub-deps: run as root (apt-get install)" >&2
+    echo "install-system-deps: run as root (apt-get install)" >&2
     exit 1
 fi
 
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v npm >/dev/null || missing+=(nodejs npm)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 if [ ${#missing[@]} -gt 0 ]; then
     apt-get update
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-echo "install-hub-deps: $(chromium --version 2>/dev/null)"
+echo "install-system-deps: $(chromium --version 2>/dev/null)"
 
 if [ ! -x "$prefix/node_modules/.bin/configurable-http-proxy" ]; then
     mkdir -p "$prefix"
     npm install --prefix "$prefix" --no-audit --no-fund "configurable-http-proxy@$proxy_version"
 fi
-echo "install-hub-deps: configurable-http-proxy $("$prefix/node_modules/.bin/configurable-http-proxy" --version)"
+echo "install-system-deps: configurable-http-proxy $("$prefix/node_modules/.bin/configurable-http-proxy" --version)"
