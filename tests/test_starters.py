@@ -14,6 +14,7 @@ import pytest
 
 from workbook.paths import REPO
 from workbook.starters import out_of_sync
+from workbook.submissions import buggy
 
 LAB_TEST_FILES = ["test_records.py", "test_grouping.py", "test_budget.py", "test_compaction.py",
                   "test_resumption.py"]
@@ -69,3 +70,10 @@ def test_not_implemented_error_names_lab_function_and_notebook(lab):
     assert isinstance(error, NotImplementedError) and error.lab == lab
     assert str(error) == (f"Lab {lab} ({lab_info(lab).title}): {lab_info(lab).function}() is not implemented yet; "
                           f"see notebooks/{lab_info(lab).notebook}")
+
+
+def test_selecting_the_last_three_messages_fails_lab3s_focused_tests(tmp_path):
+    package = buggy(tmp_path / "buggy" / "compaction_lab")
+    cases = run_lab_tests(str(package), tmp_path, "-m", "focused and lab3")
+    assert len(cases) == 3
+    assert all(case.find("failure") is not None for case in cases)

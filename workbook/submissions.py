@@ -21,31 +21,12 @@ from pathlib import Path
 
 from .course import PACKAGE, Course
 from .paths import SOLUTIONS, STARTERS
-from .starters import replace_region
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"
 
-BUGGY_LAB3 = '''\
-# The deliberate failure: the last three messages, whatever interactions they cut.
-system = measure(options, options.system_prompt, "the system prompt")
-available = max(0, options.max_tokens - system - options.reserved_output - options.safety_margin)
-prefix = [] if start.summary_message is None else [start.summary_message]
-entries = [entry for entry in start.entries if entry["type"] == "message"][-3:]
-used = sum(measure(options, message, "a message") for message in prefix + [entry["message"] for entry in entries])
-return Context(
-    system_prompt=options.system_prompt,
-    messages=prefix + [entry["message"] for entry in entries],
-    kept_entry_ids=[entry["id"] for entry in entries],
-    reason="trimmed",
-    tokens=TokenLedger(
-        max_tokens=options.max_tokens, system=system, messages=used,
-        reserved_output=options.reserved_output, safety_margin=options.safety_margin,
-        available_for_messages=available,
-        total=system + used + options.reserved_output + options.safety_margin,
-    ),
-    compaction_id=start.compaction_id,
-)
-'''
+GROUPED_LINE = "    groups = group_interactions(start.entries)\n"
+TAIL_LINE = "    groups = [[entry] for entry in start.entries[-3:]]  # the deliberate failure: messages[-3:]\n"
+"""Lab 3's solution line that groups whole interactions, and the buggy sample's replacement."""
 
 
 def copy_package(source: Path, dest: Path) -> Path:
@@ -76,7 +57,10 @@ def buggy(dest: Path) -> Path:
     """The solutions with lab 3 selecting ``messages[-3:]``."""
     copy_package(SOLUTIONS, dest)
     budget = dest / "budget.py"
-    budget.write_text(replace_region(budget.read_text(encoding="utf-8"), 3, BUGGY_LAB3, "budget.py"), encoding="utf-8")
+    source = budget.read_text(encoding="utf-8")
+    if GROUPED_LINE not in source:
+        raise ValueError(f"{SOLUTIONS / 'budget.py'} no longer has the line {GROUPED_LINE.strip()!r}")
+    budget.write_text(source.replace(GROUPED_LINE, TAIL_LINE), encoding="utf-8")
     return dest
 
 
