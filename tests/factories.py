@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from compaction_lab.budget import BudgetOptions
@@ -48,3 +49,12 @@ def compaction(entry_id: str, parent: str, first_kept: str, goal: str = "Keep go
 
 def ids(items: list[dict[str, Any]]) -> list[str]:
     return [item["id"] for item in items]
+
+
+def naming(*parts: str | tuple[str, ...]) -> str:
+    """A ``pytest.raises(match=...)`` pattern: the message names every part, in any order and any
+    wording (a tuple part: one of its strings). A student's own messages are free to differ."""
+    def alternatives(part: str | tuple[str, ...]) -> str:
+        return "|".join(re.escape(text) for text in ((part,) if isinstance(part, str) else part))
+
+    return "(?s)" + "".join(f"(?=.*(?:{alternatives(part)}))" for part in parts)

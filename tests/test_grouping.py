@@ -11,7 +11,7 @@ from sessions import active_path
 from compaction_lab.errors import InteractionError
 from compaction_lab.example import example_entries
 from compaction_lab.grouping import group_interactions, tool_calls
-from factories import assistant, ids, result, user
+from factories import assistant, ids, naming, result, user
 
 pytestmark = pytest.mark.lab2
 
@@ -54,33 +54,33 @@ def test_lab2_results_in_any_order_still_form_the_interaction():
 def test_lab2_broken_tool_facts_are_rejected_naming_the_id():
     entries = example_entries()
     entries[6]["message"]["toolCallId"] = "unknown-1"
-    with pytest.raises(InteractionError, match="'unknown-1'"):
+    with pytest.raises(InteractionError, match=naming("unknown-1")):
         group_interactions(entries)
     missing = [entry for entry in example_entries() if entry["id"] != "r-read"]
-    with pytest.raises(InteractionError, match="'read-1'"):
+    with pytest.raises(InteractionError, match=naming("read-1")):
         group_interactions(missing)
 
 
 @pytest.mark.parametrize(
     ("entries", "named"),
     [
-        ([user("u", None), assistant("a", "u", "c1", "c1"), result("r", "a", "c1")], "'c1'"),
-        ([user("u", None), assistant("a", "u", "c1"), result("r1", "a", "c1"), result("r2", "r1", "c1")], "'r2'"),
-        ([assistant("a", "x"), user("u", "a")], "'a'"),
-        ([user("u", None), assistant("a", "u", "c1"), user("u2", "a"), result("r", "u2", "c1")], "'c1'"),
+        ([user("u", None), assistant("a", "u", "c1", "c1"), result("r", "a", "c1")], "c1"),
+        ([user("u", None), assistant("a", "u", "c1"), result("r1", "a", "c1"), result("r2", "r1", "c1")], ("r2", "c1")),
+        ([assistant("a", "x"), user("u", "a")], "a"),
+        ([user("u", None), assistant("a", "u", "c1"), user("u2", "a"), result("r", "u2", "c1")], "c1"),
     ],
     ids=["duplicate call id", "second result", "leading assistant", "result in a later interaction"],
 )
 def test_lab2_violations_name_the_entry_or_call(entries, named):
     before = copy.deepcopy(entries)
-    with pytest.raises(InteractionError, match=named):
+    with pytest.raises(InteractionError, match=naming(named)):
         group_interactions(entries)
     assert entries == before
 
 
 def test_lab2_non_message_entries_are_rejected():
     meta = {"type": "model_change", "id": "m1", "parentId": "a1", "timestamp": 3, "provider": "p", "modelId": "m"}
-    with pytest.raises(InteractionError, match="'m1'"):
+    with pytest.raises(InteractionError, match=naming("m1")):
         group_interactions(example_entries()[:2] + [meta])
 
 

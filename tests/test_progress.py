@@ -50,7 +50,9 @@ def test_red_with_the_lab_message_while_not_implemented(monkeypatch: pytest.Monk
     monkeypatch.setattr(grouping, "group_interactions", raise_lab(2, "group_interactions"))
     progress.show_status(2)
     status = progress.lab_status(2)
-    assert (status.state, status.detail) == ("not_implemented", str(LabNotImplementedError(2, "group_interactions")))
+    assert (status.state, status.title) == ("not_implemented", str(LabNotImplementedError(2, "group_interactions")))
+    assert status.detail == ("Write group_interactions() in compaction_lab/grouping.py, save the file, "
+                             "and run this cell again.")
     assert RED in shown[0] and "group_interactions() is not implemented yet" in shown[0]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import math
-import re
 
 import pytest
 
@@ -13,7 +12,7 @@ from compaction_lab.errors import SessionEntryError, SessionStoreError
 from compaction_lab.example import example_entries
 from compaction_lab.records import parse_session_entry
 from compaction_lab.stores import InMemorySessionStore, JsonlSessionStore, path_to
-from factories import compaction, ids
+from factories import compaction, ids, naming
 
 pytestmark = pytest.mark.lab1
 
@@ -77,7 +76,8 @@ def test_lab1_jsonl_store_closes_and_reopens(tmp_path):
         (lambda e: e.update(firstKeptEntryIndex=2), "firstKeptEntryIndex"),
         (lambda e: e.update(parentId=None), "parentId"),
         (lambda e: e.update(timestamp=-5), "timestamp"),
-        (lambda e: e["summary"].update(files=e["summary"].pop("changedFiles")), "summary.changedFiles"),
+        (lambda e: e["summary"].update(files=e["summary"].pop("changedFiles")),
+         ("summary.changedFiles", "summary.files")),
         (lambda e: e["summary"].update(files=[]), "summary.files"),
         (lambda e: e["summary"].update(goal=""), "summary.goal"),
         (lambda e: e["summary"].update(next="run tests"), "summary.next"),
@@ -89,7 +89,7 @@ def test_lab1_bad_compaction_field_is_named(change, field):
     raw = compact_1()
     change(raw)
     before = copy.deepcopy(raw)
-    with pytest.raises(SessionEntryError, match=f"compaction 'compact-1': {re.escape(field)}"):
+    with pytest.raises(SessionEntryError, match=naming("compact-1", field)):
         parse_session_entry(raw)
     assert raw == before
 
@@ -123,7 +123,7 @@ def test_lab1_jsonl_bad_committed_line_names_its_number(tmp_path):
     lines = [json.dumps(entry) for entry in example_entries()[:3]]
     lines[2] = json.dumps(compact_1() | {"parentId": "a1", "tokensBefore": -3})
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(SessionStoreError, match="line 3: compaction 'compact-1': tokensBefore"):
+    with pytest.raises(SessionStoreError, match=naming("line 3", "compact-1", "tokensBefore")):
         JsonlSessionStore(path)
 
 

@@ -13,7 +13,7 @@ from compaction_lab.budget import build_context
 from compaction_lab.errors import CompactionError
 from compaction_lab.example import example_entries, example_summary
 from compaction_lab.resumption import summary_message
-from factories import assistant, compaction, options, user
+from factories import assistant, compaction, naming, options, user
 
 pytestmark = pytest.mark.lab5
 
@@ -84,10 +84,10 @@ def test_lab5_messages_after_the_compaction_are_kept():
     assert build_context(path, options(100)).kept_entry_ids == KEPT + ["u4", "a4"]
 
 
-@pytest.mark.parametrize(("first_kept", "problem"), [("a2", "does not start"), ("later", "not before it")])
-def test_lab5_bad_first_kept_entry_is_named(first_kept, problem):
+@pytest.mark.parametrize("first_kept", ["a2", "later"])
+def test_lab5_bad_first_kept_entry_is_named(first_kept):
     path = example_entries() + [compaction("compact-x", "a3", first_kept)]
-    with pytest.raises(CompactionError, match=f"'compact-x'.*'{first_kept}'.*{problem}"):
+    with pytest.raises(CompactionError, match=naming("compact-x", first_kept)):
         build_context(path, options(100))
 
 

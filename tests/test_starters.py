@@ -69,7 +69,7 @@ def test_not_implemented_error_names_lab_function_and_notebook(lab):
     error = LabNotImplementedError(lab, lab_info(lab).function)
     assert isinstance(error, NotImplementedError) and error.lab == lab
     assert str(error) == (f"Lab {lab} ({lab_info(lab).title}): {lab_info(lab).function}() is not implemented yet; "
-                          f"see notebooks/{lab_info(lab).notebook}")
+                          f"see {lab_info(lab).notebook}")
 
 
 def test_selecting_the_last_three_messages_fails_lab3s_focused_tests(tmp_path):

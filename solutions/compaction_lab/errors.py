@@ -35,7 +35,8 @@ class LabNotImplementedError(NotImplementedError):
 
     ``.lab`` is the lab number (1 to 5) and ``.function`` the function name. The message says
     which lab, which function and which notebook to open, e.g. ``Lab 3 (budget projection):
-    build_context() is not implemented yet; see notebooks/03_budget_projection.ipynb``.
+    build_context() is not implemented yet; see 03_budget_projection.ipynb``. The notebook is
+    named without a folder: a student's notebooks sit beside their ``compaction_lab/`` folder.
     """
 
     def __init__(self, lab_number: int, function: str) -> None:
@@ -44,5 +45,5 @@ class LabNotImplementedError(NotImplementedError):
         self.function = function
         super().__init__(
             f"Lab {lab_number} ({info.title}): {function}() is not implemented yet; "
-            f"see notebooks/{info.notebook}"
+            f"see {info.notebook}"
         )

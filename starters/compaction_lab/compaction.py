@@ -20,7 +20,7 @@ from .resumption import resume_point
 def create_compaction_entry(
     active_path: list[Entry],
     *,
-    id: str,  # noqa: A002 - the wire format's own name
+    id: str,  # the wire format's own name for the new entry's id
     timestamp: float,
     summary: dict[str, Any],
     first_kept_entry_id: str,

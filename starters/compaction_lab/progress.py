@@ -76,7 +76,8 @@ EXAMPLE_CHECKS: dict[int, Callable[[], None]] = {
 @dataclass(frozen=True)
 class Status:
     """Where a lab stands: ``state`` is ``done``, ``not_implemented``, ``blocked`` or ``wrong``;
-    ``title`` is one line naming the lab, ``detail`` the error or assertion message."""
+    ``title`` is one line naming the lab (for ``not_implemented``, the lab's own error message),
+    ``detail`` what to do next or the error or assertion message."""
 
     lab: Lab
     state: str
@@ -97,7 +98,9 @@ def lab_status(number: int) -> Status:
         EXAMPLE_CHECKS[number]()
     except LabNotImplementedError as error:
         if error.lab == number:
-            return Status(info, "not_implemented", f"{name}: not implemented yet", str(error))
+            return Status(info, "not_implemented", str(error),
+                          f"Write {info.function}() in compaction_lab/{info.module}.py, save the file, "
+                          "and run this cell again.")
         return Status(info, "blocked", f"{name}: blocked by lab {error.lab}", str(error))
     except Exception as error:  # a student's bug of any kind is shown, not raised
         return Status(info, "wrong", f"{name}: wrong result on the running example",
