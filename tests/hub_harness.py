@@ -117,10 +117,11 @@ class Client:
 
 @dataclass
 class Hub:
-    """A running hub: its public URL, the course directory, and the admin (driver) client."""
+    """A running hub: its public URL, the course directory, the exchange root, and the admin (driver) client."""
 
     url: str
     course_root: Path
+    exchange: Path
     homes: Path
     admin: Client
     tokens: dict[str, str] = field(default_factory=dict)
@@ -194,6 +195,7 @@ def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: floa
 def running_hub(tmp: Path) -> Iterator[Hub]:
     """Start JupyterHub + proxy + grader service in ``tmp``; stop all of them on exit.
 
+    The exchange is ``tmp/exchange`` (the deployment's config prepares it; a test may create it first).
     Raises HubError with the end of the hub's log when the hub does not come up.
     """
     state, exchange, grader_home = tmp / "state", tmp / "exchange", tmp / "grader"
@@ -225,7 +227,7 @@ def running_hub(tmp: Path) -> Iterator[Hub]:
     try:
         _wait_until_up(url, process, log)
         admin = Client(f"{url}/hub/api/", driver_token)
-        yield Hub(url=url, course_root=grader_home / COURSE_ID, homes=tmp / "home", admin=admin)
+        yield Hub(url=url, course_root=grader_home / COURSE_ID, exchange=exchange, homes=tmp / "home", admin=admin)
     finally:
         process.terminate()  # the hub stops its proxy, the grader service and the users' servers
         try:

@@ -15,8 +15,11 @@ What drives what (all HTTP through configurable-http-proxy, each person with the
 from __future__ import annotations
 
 import json
+import os
+import pwd
 import re
 import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -38,12 +41,17 @@ SCREENSHOT = REPO / "test-artifacts" / "hub-student-lab3.png"
 pytestmark = [pytest.mark.slow, pytest.mark.hub]
 
 
-@pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    """A running hub whose course the instructor has built and released to the exchange."""
+def require_hub() -> None:
+    """Skip with the reason when JupyterHub or configurable-http-proxy is missing."""
     pytest.importorskip("jupyterhub", reason=NO_HUB_EXTRA)
     if proxy_command() is None:
         pytest.skip("configurable-http-proxy is not installed: run scripts/install-system-deps.sh")
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    """A running hub whose course the instructor has built and released to the exchange."""
+    require_hub()
     with running_hub(tmp_path_factory.mktemp("hub")) as running:
         grader = running.grader(INSTRUCTOR)
         # Terminals are login shells (/etc/profile resets PATH): type the environment's own workbook.
@@ -116,6 +124,27 @@ def test_only_instructors_reach_the_grader_service(hub):
         hub.grader(STUDENTS[0]).request("GET", "formgrader/api/status")
 
 
+def test_exchange_course_folder_is_the_graders_in_a_sticky_root(hub):
+    course = hub.exchange / COURSE_ID
+    folders = (hub.exchange, course, course / "outbound", course / "inbound")
+    assert [oct(stat.S_IMODE(folder.stat().st_mode)) for folder in folders] == ["0o1777", "0o755", "0o755", "0o2733"]
+    # The grading account is this test's own user (hub_harness).
+    assert [folder.stat().st_uid for folder in folders[1:]] == [os.getuid()] * 3
+
+
+def test_hub_refuses_a_course_folder_someone_else_created(tmp_path):
+    require_hub()
+    if os.getuid() != 0:
+        pytest.skip("creating a folder as another account needs root")
+    nobody = pwd.getpwnam("nobody")
+    planted = tmp_path / "exchange" / COURSE_ID
+    planted.mkdir(parents=True)
+    os.chown(planted, nobody.pw_uid, nobody.pw_gid)
+    with pytest.raises(HubError, match=f"{re.escape(str(planted))} is not a directory of"), running_hub(tmp_path):
+        pass
+    assert planted.stat().st_uid == nobody.pw_uid  # left for the admin to inspect
+
+
 def test_released_assignment_is_listed_for_every_student(hub):
     for student in STUDENTS:
         listing = hub.user(student).json("GET", f"assignments?course_id={COURSE_ID}")
@@ -137,6 +166,11 @@ def test_complete_and_blank_submissions_grade_full_and_zero(hub):
     grader = hub.grader(INSTRUCTOR)
     collected = grader.json("POST", f"formgrader/api/assignment/{ASSIGNMENT}/collect")
     assert collected["success"], collected
+    # Every server runs as this test's account, so nbgrader flags each submission in the grader's log.
+    owner = pwd.getpwuid(os.getuid()).pw_name
+    log = (hub.course_root.parent / "nbgrader.log").read_text()
+    for student in STUDENTS:
+        assert f"claims to be submitted by {student} but is owned by {owner}; cheating attempt?" in log
     for student in STUDENTS:
         graded = grader.json("POST", f"formgrader/api/submission/{ASSIGNMENT}/{student}/autograde")
         assert graded["success"], graded

@@ -32,6 +32,8 @@ file can be used as is, and tests/test_hub.py loads it and overrides only the th
 """
 
 import os
+import pwd
+import stat
 import sys
 
 c = get_config()  # noqa: F821 (provided by traitlets when it loads this file)
@@ -136,12 +138,42 @@ c.JupyterHub.services = [
 ]
 
 # ---- state directory and the exchange ---------------------------------------------------------------
-# nbgrader needs the exchange root to exist and be writable by everyone (it creates <course>/outbound
-# 755 and <course>/inbound 733 itself, so students cannot read each other's submissions). The hub
-# creates it when it can; on Kubernetes it is a shared volume instead (deploy/README.md).
+# nbgrader needs the exchange root to exist and be writable by everyone; the sticky bit (1777, as on
+# /tmp) stops anyone from renaming or deleting what they do not own. The course's folder in it belongs
+# to the grading account, so nobody else can create or replace it and plant notebooks; nbgrader then
+# creates <course>/outbound (755), inbound (2733: students drop but cannot list) and feedback (711).
+# The hub prepares both when it can; on Kubernetes the exchange is a shared volume (deploy/README.md).
 os.makedirs(STATE, mode=0o700, exist_ok=True)
-try:
-    os.makedirs(EXCHANGE, exist_ok=True)
-    os.chmod(EXCHANGE, 0o777)
-except PermissionError:
-    print(f"jupyterhub_config: cannot prepare the exchange {EXCHANGE}; create it with mode 777", file=sys.stderr)
+
+
+def prepare_exchange():
+    """Make EXCHANGE mode 1777 and EXCHANGE/COURSE_ID a directory of GRADER_USER (mode 755).
+
+    Prints what to do when the grading account is missing or this process may not change the exchange;
+    raises SystemExit naming the folder when the course folder exists but is not the grader's directory.
+    """
+    course = os.path.join(EXCHANGE, COURSE_ID)
+    try:
+        grader = pwd.getpwnam(GRADER_USER)
+        os.makedirs(EXCHANGE, exist_ok=True)
+        if stat.S_IMODE(os.stat(EXCHANGE).st_mode) != 0o1777:
+            os.chmod(EXCHANGE, 0o1777)
+        if not os.path.lexists(course):
+            os.mkdir(course)
+            try:
+                os.chmod(course, 0o755)
+                os.chown(course, grader.pw_uid, grader.pw_gid)
+            except PermissionError:
+                os.rmdir(course)  # not left behind with the wrong owner
+                raise
+    except (KeyError, PermissionError) as error:
+        print(f"jupyterhub_config: cannot prepare the exchange ({error}); see Exchange in deploy/README.md",
+              file=sys.stderr)
+        return
+    folder = os.lstat(course)
+    if not stat.S_ISDIR(folder.st_mode) or folder.st_uid != grader.pw_uid:
+        raise SystemExit(f"jupyterhub_config: {course} is not a directory of {GRADER_USER}; someone may have "
+                         "planted it: inspect it, remove it and start the hub again")
+
+
+prepare_exchange()
