@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
+from workbook.cli import main
 from workbook.course import Course
 from workbook.demo import demo
 from workbook.feedback import html_text
@@ -40,6 +41,38 @@ def test_the_demo_grades_the_four_samples_as_expected(demo_run):
     for student, scores in EXPECTED.items():
         row = next(line for line in printed.splitlines() if f" {student} " in line)
         assert f"{sum(scores)}/50" in row and "graded" in row
+
+
+# Hand-graded points per sample: the written answers it filled in wait for a grader (2 points each);
+# blank's are left as released, which autograde grades 0 with no grader needed.
+PENDING = {"complete": (5, 10, "?/10"), "blank": (0, 0, "0/10"), "partial": (2, 4, "0/6 ?/4"),
+           "buggy": (5, 10, "?/10")}
+
+
+def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_run):
+    _, grades, printed = demo_run
+    assert {student: (grade.pending, grade.pending_points, grade.manual_max, grade.auto_max)
+            for student, grade in grades.items()} == {
+        student: (count, points, 10, 40) for student, (count, points, _) in PENDING.items()}
+    for student, (_, _, manual) in PENDING.items():
+        cells = [cell.strip() for cell in next(line for line in printed.splitlines()
+                                               if f" {student} " in line).split("│")[2:9]]
+        assert cells == [f"{score}/8" for score in EXPECTED[student]] + [manual, f"{sum(EXPECTED[student])}/50"]
+    mean_row = [cell.strip() for cell in next(line for line in printed.splitlines() if " mean " in line).split("│")]
+    assert mean_row[2:9] == ["6", "6", "2.8", "4", "2.5", "", "21.2"]  # (8+3)/4 = 2.75 and 85/4 = 21.25, rounded
+    assert "note: 12 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
+
+
+def test_feedback_and_export_say_that_hand_graded_answers_are_pending(demo_run, tmp_path, capsys):
+    course, _, _ = demo_run
+    assert main(["feedback", "--course", str(course.root)]) == 0
+    assert "these pages show them as 0" in " ".join(capsys.readouterr().out.split())
+    assert main(["export", "--course", str(course.root), "--to", str(tmp_path / "grades.csv")]) == 0
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "note: 12 hand-graded answers (24 points) not graded yet (students: buggy, complete, partial); " \
+           "the CSV counts them as 0" in printed
+    ids = [row["student_id"] for row in csv.DictReader((tmp_path / "grades.csv").open(newline=""))]
+    assert ids == sorted(EXPECTED)
 
 
 def test_feedback_shows_failed_hidden_tests_by_name_but_never_their_code(demo_run):

@@ -9,7 +9,7 @@ import pytest
 
 from workbook.cli import main
 from workbook.course import CourseError
-from workbook.paths import NOTEBOOKS, SOLUTIONS, STARTERS
+from workbook.paths import NOTEBOOKS, SOLUTIONS, STARTERS, TESTS
 from workbook.practice import check_command, practice
 
 pytestmark = pytest.mark.slow
@@ -39,14 +39,27 @@ def test_practice_never_overwrites_a_workspace(workspace):
 
 def test_check_runs_the_focused_tests_of_one_lab_on_the_workspace_package(workspace, tmp_path, capfd):
     command = check_command(workspace, 1)
-    assert command[-4:] == ["--lab-package", str(workspace / "compaction_lab"), "-m", "focused and lab1"]
+    assert command[3:] == [str(TESTS / "test_records.py"), "-q", "-p", "no:cacheprovider",
+                           "-p", "workbook.focused_tests", "--lab-package", str(workspace / "compaction_lab"),
+                           "--focused-lab", "1"]
     assert main(["check", "1", "--workspace", str(workspace)]) == 1  # the starter: not implemented yet
-    assert "3 failed" in capfd.readouterr().out
+    out = capfd.readouterr().out
+    assert out.splitlines()[-1].startswith("3 failed in ")
+    assert "deselected" not in out
     done = tmp_path / "done"
     shutil.copytree(workspace / "compaction_lab", done / "compaction_lab")
     shutil.copyfile(SOLUTIONS / "records.py", done / "compaction_lab" / "records.py")
     assert main(["check", "1", "--workspace", str(done)]) == 0
-    assert "3 passed" in capfd.readouterr().out
+    assert capfd.readouterr().out.splitlines()[-1].startswith("3 passed in ")
+
+
+def test_check_without_a_lab_runs_the_fourteen_focused_tests_of_the_five_files(workspace, capfd):
+    command = check_command(workspace)
+    assert command[3:8] == [str(TESTS / f"test_{name}.py")
+                            for name in ("records", "grouping", "budget", "compaction", "resumption")]
+    assert "--focused-lab" not in command
+    assert main(["check", "--workspace", str(workspace)]) == 1
+    assert capfd.readouterr().out.splitlines()[-1].startswith("14 failed in ")
 
 
 def test_check_names_a_missing_package_and_a_wrong_lab(tmp_path, capsys):

@@ -37,8 +37,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from .course import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, Course, CourseError, add_course_option
-from .grades import grade_table, notebook_names, read_grades
+from .course import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, Course, CourseError, add_course_option, require_released
+from .grades import grade_table, notebook_names, print_manual_grading_note, read_grades
+from .third_party_warnings import ignore_nbgrader_add_submission_warning
 
 EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception|Interrupt): .{0,160})", re.MULTILINE)
 DEFAULT_SUBMISSION_TIMEOUT = 900
@@ -93,13 +94,6 @@ def select_students(course: Course, students: list[str] | None) -> list[str]:
     if not submitted:
         raise CourseError(f"no submissions under {course.root / 'submitted'}")
     return submitted
-
-
-def require_released(course: Course) -> None:
-    """Raise ``CourseError`` unless the gradebook knows the assignment (``workbook release`` adds it)."""
-    with course.gradebook() as gradebook:
-        if ASSIGNMENT not in {assignment.name for assignment in gradebook.assignments}:
-            raise CourseError(f"the gradebook has no assignment {ASSIGNMENT!r}; run `workbook release` first")
 
 
 def autograde(course: Course, students: list[str] | None = None, jobs: int = 1,
@@ -184,7 +178,10 @@ def grade_one(course: Course, student: str, timeout: int) -> bool:
 
 def worker_main(argv: list[str] | None = None) -> int:
     """Worker entry point: ``python -m workbook.autograde COURSE STUDENT [--timeout S]``; exit 0 when graded."""
-    parser = argparse.ArgumentParser(prog="python -m workbook.autograde", description=grade_one.__doc__)
+    ignore_nbgrader_add_submission_warning()  # nbgrader's own SQLAlchemy 2 noise in every log, see that module
+    parser = argparse.ArgumentParser(prog="python -m workbook.autograde",
+                                     description="Autograde one student's submission with nbgrader (the worker "
+                                     "process of `workbook autograde`); exit status 0 when graded.")
     parser.add_argument("course", type=Path)
     parser.add_argument("student")
     parser.add_argument("--timeout", type=int, default=DEFAULT_CELL_TIMEOUT)
@@ -223,14 +220,17 @@ def print_summary(course: Course, outcomes: list[Outcome], console: Console) -> 
         grades = read_grades(gradebook, [outcome.student for outcome in outcomes])
         notebooks = notebook_names(gradebook)
     console.print(grade_table(grades, notebooks, status, title=f"autograde: {ASSIGNMENT}"))
-    if any(lab.needs_manual_grade for grade in grades for lab in grade.labs):
-        console.print("* = a manual answer still needs grading (nbgrader formgrader)")
+    print_manual_grading_note(console, grades)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook autograde``."""
     parser = subparsers.add_parser("autograde", help="grade the submissions, in parallel, with a summary table",
-                                   description=__doc__.splitlines()[0])
+                                   description="Autograde submitted/STUDENT/compaction_labs/ with nbgrader, each "
+                                   "student in its own process, then print each student's autograded points per "
+                                   "lab, the hand-graded points (pending until graded in nbgrader's formgrader) "
+                                   "and the total. A submission that hangs or crashes fails alone; its log is "
+                                   "logs/autograde/STUDENT.log.")
     parser.add_argument("students", nargs="*", metavar="STUDENT", help="students to grade (default: all submitted)")
     add_course_option(parser)
     parser.add_argument("--jobs", type=int, default=1, help="students graded at the same time (default 1)")

@@ -152,6 +152,13 @@ class Course:
         return sorted(path.parent.name for path in (self.root / "submitted").glob(f"*/{ASSIGNMENT}") if path.is_dir())
 
 
+def require_released(course: Course) -> None:
+    """Raise ``CourseError`` unless the gradebook knows the assignment (``workbook release`` adds it)."""
+    with course.gradebook() as gradebook:
+        if ASSIGNMENT not in {assignment.name for assignment in gradebook.assignments}:
+            raise CourseError(f"the gradebook has no assignment {ASSIGNMENT!r}; run `workbook release` first")
+
+
 def config_text(db_url: str | None = None, course_id: str | None = None, timeout: int = DEFAULT_CELL_TIMEOUT) -> str:
     """The ``nbgrader_config.py`` text; ``db_url`` None keeps nbgrader's default (``gradebook.db`` in the course),
     ``course_id`` None keeps nbgrader's (the empty id, or whatever a Jupyter-wide nbgrader config sets)."""
@@ -205,7 +212,10 @@ def add_course_option(parser: argparse.ArgumentParser) -> None:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook build``."""
     parser = subparsers.add_parser("build", help="lay out the nbgrader course: config, source/, gradebook",
-                                   description="Lay out the nbgrader course: config, source/ and the gradebook.")
+                                   description="Lay out the nbgrader course directory: nbgrader_config.py, "
+                                   "source/compaction_labs/ (the five lab notebooks and the starter package "
+                                   "compaction_lab/) and the gradebook (SQLite gradebook.db unless --db-url). "
+                                   "Next step: workbook release.")
     add_course_option(parser)
     parser.add_argument("--db-url", help="gradebook URL, e.g. postgresql://user@host/db (default: SQLite gradebook.db)")
     parser.add_argument("--course-id", help="nbgrader's course id (default: nbgrader's; "

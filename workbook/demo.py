@@ -3,8 +3,8 @@
 In a temporary course (or ``--keep DIR``): build, release, submit the samples of
 ``workbook.submissions`` (complete, blank, partial, buggy) as four students, autograde them with
 two jobs, generate feedback, export the CSV, and print the grade table. Expected: complete gets
-every autograded point (full marks less the manual answers, which await a grader), blank 0,
-partial and buggy in between.
+every autograded point (40 of 50) and its five written answers (10 points) await a grader; blank
+gets 0 (its answers are left as released, which autograde grades 0); partial and buggy are in between.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from .export import export
 from .feedback import feedback
 from .grades import StudentGrades, read_grades
 from .release import release
-from .submissions import SAMPLES, submit
+from .submissions import ANSWERED_LABS, SAMPLES, submit
 
 DEMO_JOBS = 2
 
@@ -39,8 +39,11 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
     console.rule("submissions")
     with tempfile.TemporaryDirectory(prefix="workbook-samples-") as samples:
         for student, make in SAMPLES.items():
-            folder = submit(course, student, make(Path(samples) / student))
-            console.print(f"{student}: {make.__doc__.strip()} -> {folder.relative_to(course.root)}")
+            answered = ANSWERED_LABS[student]
+            folder = submit(course, student, make(Path(samples) / student), answered_labs=answered)
+            answers = f"written answers of labs {', '.join(map(str, answered))}" if answered else "no written answers"
+            sample = make.__doc__.strip().rstrip(".")
+            console.print(f"{student}: {sample}; {answers} -> {folder.relative_to(course.root)}")
     console.rule(f"autograde (--jobs {DEMO_JOBS})")
     outcomes = grade_with_progress(course, list(SAMPLES), DEMO_JOBS, timeout, console)
     failed = [outcome.student for outcome in outcomes if not outcome.graded]
@@ -58,8 +61,11 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook demo``."""
     parser = subparsers.add_parser("demo", help="the whole pipeline on four sample submissions",
-                                   description=__doc__.splitlines()[0])
-    parser.add_argument("--keep", type=Path, metavar="DIR", help="build the course in DIR and keep it")
+                                   description="Run build, release, autograde, feedback and export on four "
+                                   "bundled sample submissions (complete, blank, partial, buggy) in a temporary "
+                                   "course, and print the grade table. The course is removed afterwards unless "
+                                   "--keep DIR is given.")
+    parser.add_argument("--keep", type=Path, metavar="DIR", help="build the course in DIR (new or empty) and keep it")
     parser.set_defaults(run=run)
 
 

@@ -3,7 +3,7 @@
 ``LabCsvExportPlugin`` is an nbgrader ``ExportPlugin``. Unlike nbgrader's own CSV plugin, which
 joins fields with commas by hand, it writes through the ``csv`` module, so a name such as
 ``"Lovelace, Ada"`` stays one (quoted) field. One row per assignment and student in the
-gradebook, nbgrader's columns plus one score column per notebook (``01_record_parsing`` ...).
+gradebook (students sorted by id), nbgrader's columns plus one score column per notebook (``01_record_parsing`` ...).
 A student without a submission gets 0 everywhere and an empty timestamp, as in nbgrader.
 """
 
@@ -18,6 +18,7 @@ from nbgrader.plugins import ExportPlugin
 from rich.console import Console
 
 from .course import Course, CourseError, add_course_option
+from .grades import course_grades, print_manual_grading_note
 
 BASE_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                 "raw_score", "late_submission_penalty", "score", "max_score"]
@@ -29,8 +30,8 @@ class LabCsvExportPlugin(ExportPlugin):
     def export(self, gradebook: Gradebook) -> None:
         assignments = [assignment for assignment in gradebook.assignments
                        if not self.assignment or assignment.name in map(str, self.assignment)]
-        students = [student for student in gradebook.students
-                    if not self.student or student.id in map(str, self.student)]
+        students = sorted((student for student in gradebook.students
+                           if not self.student or student.id in map(str, self.student)), key=lambda student: student.id)
         notebooks = sorted({notebook.name for assignment in assignments for notebook in assignment.notebooks})
         dest = self.to or "grades.csv"
         self.log.info("Exporting grades to %s", dest)
@@ -83,12 +84,16 @@ def export(course: Course, to: Path | None = None) -> Path:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook export``."""
     parser = subparsers.add_parser("export", help="grades as CSV with one column per lab",
-                                   description=__doc__.splitlines()[0])
+                                   description="Write the gradebook's grades as CSV: one row per student (sorted "
+                                   "by id) with nbgrader's columns (names, timestamp, score, max_score, ...) and "
+                                   "one score column per lab notebook. Hand-graded answers not graded yet count 0.")
     add_course_option(parser)
     parser.add_argument("--to", type=Path, help="the CSV file to write (default: COURSE/grades.csv)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    console.print(f"wrote {export(Course(args.course), args.to)}")
+    course = Course(args.course)
+    console.print(f"wrote {export(course, args.to)}")
+    print_manual_grading_note(console, course_grades(course), "the CSV counts them as 0")
     return 0

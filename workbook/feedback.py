@@ -31,6 +31,7 @@ from nbgrader.preprocessors import ClearHiddenTests
 from rich.console import Console
 
 from .course import ASSIGNMENT, LAB_MODULES, Course, CourseError, add_course_option
+from .grades import course_grades, print_manual_grading_note
 from .release import HIDDEN, notebook_secrets
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -132,7 +133,10 @@ def feedback(course: Course) -> dict[str, list[Path]]:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook feedback``."""
     parser = subparsers.add_parser("feedback", help="HTML feedback per student, hidden tests kept hidden",
-                                   description=__doc__.splitlines()[0])
+                                   description="Generate nbgrader's HTML feedback for every autograded student "
+                                   "(feedback/STUDENT/compaction_labs/*.html) and check that no page shows "
+                                   "hidden-test code: a failed hidden test shows only its grade_id. Run it after "
+                                   "the hand-graded answers are graded, or again once they are.")
     add_course_option(parser)
     parser.set_defaults(run=run)
 
@@ -143,4 +147,5 @@ def run(args: argparse.Namespace, console: Console) -> int:
     for student, files in pages.items():
         console.print(f"{student}: {len(files)} pages in {course.feedback(student)}")
     console.print("checked: no hidden-test code in any page")
+    print_manual_grading_note(console, course_grades(course), "these pages show them as 0")
     return 0

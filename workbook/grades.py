@@ -1,35 +1,61 @@
-"""Scores read back from the gradebook, per student and per lab notebook, and their table.
+"""Scores read back from the gradebook, per student and per lab notebook, split into autograded and
+hand-graded points, and their table.
 
-Scores are nbgrader's: a notebook's score is the sum of its cells' grades (autograded and, once
-an instructor has graded them, manual ones); ``max_score`` counts every graded cell. A manual
-answer that nobody has graded yet scores 0 and the notebook ``needs_manual_grade``.
+Scores are nbgrader's: a cell's grade is its manual score when an instructor has given one, else its
+autograder score, else 0; a notebook's score is the sum over its cells. A cell is *hand-graded* when
+nbgrader cannot grade it: a "manually graded answer" (a grade cell that is also a solution cell, such
+as each lab's written answer) or a task cell. Its grade ``needs_manual_grade`` until someone grades it
+in nbgrader's formgrader (an answer left exactly as released is graded 0 by autograde and needs
+nothing). Every other grade cell is an autograder test. A hand-graded cell is *pending* while its
+grade ``needs_manual_grade`` and has no manual score (autograding again flags manually graded cells
+for review, but their scores stand), in a notebook that was autograded: a submission whose autograde
+failed has a gradebook row with no autograder score at all, and needs autograding, not a grader.
+
+``workbook grades`` prints the table of every submission without grading anything (e.g. after hand
+grading).
 """
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Gradebook, MissingEntry, Notebook, SubmittedNotebook
+from rich.console import Console
 from rich.table import Table
 
-from .course import ASSIGNMENT
+from .course import ASSIGNMENT, Course, add_course_option, require_released
 from .labs import lab_of_notebook
 
 
 @dataclass(frozen=True)
 class LabScore:
-    """One notebook of one submission: points scored and possible, and whether manual grading is pending."""
+    """One notebook of one submission, in points: autograded ``auto_score``/``auto_max``, hand-graded
+    ``manual_score``/``manual_max`` (pending cells count 0), the grade_ids of hand-graded cells that
+    nobody has graded yet (``pending``, worth ``pending_points``), and whether autograde scored it."""
 
     notebook: str
-    score: float
-    max_score: float
-    needs_manual_grade: bool
+    auto_score: float
+    auto_max: float
+    manual_score: float
+    manual_max: float
+    pending: tuple[str, ...] = ()
+    pending_points: float = 0.0
+    autograded: bool = True
+
+    @property
+    def score(self) -> float:
+        return self.auto_score + self.manual_score
+
+    @property
+    def max_score(self) -> float:
+        return self.auto_max + self.manual_max
 
 
 @dataclass(frozen=True)
 class StudentGrades:
-    """One student's submission: one ``LabScore`` per notebook (gradebook order), or none if not submitted."""
+    """One student's submission: one ``LabScore`` per notebook (by name, the lab order), or none if not submitted."""
 
     student: str
     labs: tuple[LabScore, ...]
@@ -42,10 +68,63 @@ class StudentGrades:
     def max_score(self) -> float:
         return sum(lab.max_score for lab in self.labs)
 
+    @property
+    def auto_score(self) -> float:
+        return sum(lab.auto_score for lab in self.labs)
+
+    @property
+    def auto_max(self) -> float:
+        return sum(lab.auto_max for lab in self.labs)
+
+    @property
+    def manual_score(self) -> float:
+        return sum(lab.manual_score for lab in self.labs)
+
+    @property
+    def manual_max(self) -> float:
+        return sum(lab.manual_max for lab in self.labs)
+
+    @property
+    def autograded(self) -> bool:
+        return any(lab.autograded for lab in self.labs)
+
+    @property
+    def pending(self) -> int:
+        """How many hand-graded cells of this submission still need grading."""
+        return sum(len(lab.pending) for lab in self.labs)
+
+    @property
+    def pending_points(self) -> float:
+        return sum(lab.pending_points for lab in self.labs)
+
 
 def notebook_names(gradebook: Gradebook, assignment: str = ASSIGNMENT) -> list[str]:
     """The assignment's notebook names, sorted (the lab order, as the files are numbered)."""
     return sorted(notebook.name for notebook in gradebook.find_assignment(assignment).notebooks)
+
+
+def hand_graded_cells(notebook: Notebook) -> set[str]:
+    """The names of ``notebook``'s cells that nbgrader leaves to a human: manually graded answers
+    (grade cells that are also solution cells) and task cells."""
+    solutions = {cell.name for cell in notebook.solution_cells}
+    return {cell.name for cell in notebook.grade_cells if cell.name in solutions} | {
+        cell.name for cell in notebook.task_cells}
+
+
+def lab_score(submitted: SubmittedNotebook) -> LabScore:
+    """The ``LabScore`` of one submitted notebook, from its grades."""
+    manual_cells = hand_graded_cells(submitted.notebook)
+    auto = [grade for grade in submitted.grades if grade.name not in manual_cells]
+    manual = [grade for grade in submitted.grades if grade.name in manual_cells]
+    autograded = not auto or any(grade.auto_score is not None for grade in auto)
+    pending = sorted((grade for grade in manual if autograded and grade.needs_manual_grade
+                      and grade.manual_score is None), key=lambda grade: grade.name)
+    return LabScore(submitted.name,
+                    auto_score=sum(grade.score for grade in auto), auto_max=sum(grade.max_score for grade in auto),
+                    manual_score=sum(grade.score for grade in manual),
+                    manual_max=sum(grade.max_score for grade in manual),
+                    pending=tuple(grade.name for grade in pending),
+                    pending_points=sum(grade.max_score for grade in pending), autograded=autograded)
 
 
 def read_grades(gradebook: Gradebook, students: Iterable[str], assignment: str = ASSIGNMENT) -> list[StudentGrades]:
@@ -59,39 +138,120 @@ def read_grades(gradebook: Gradebook, students: Iterable[str], assignment: str =
             grades.append(StudentGrades(student, ()))
             continue
         by_name = {notebook.name: notebook for notebook in submission.notebooks}
-        grades.append(StudentGrades(student, tuple(
-            LabScore(name, by_name[name].score, by_name[name].max_score, by_name[name].needs_manual_grade)
-            for name in names if name in by_name)))
+        grades.append(StudentGrades(student, tuple(lab_score(by_name[name]) for name in names if name in by_name)))
     return grades
 
 
-def _points(value: float) -> str:
-    return f"{value:g}"
+def submitted_grades(gradebook: Gradebook, assignment: str = ASSIGNMENT) -> list[StudentGrades]:
+    """The grades of every student with a submission of ``assignment``, by student id."""
+    students = sorted(submission.student.id for submission in gradebook.find_assignment(assignment).submissions)
+    return read_grades(gradebook, students, assignment)
+
+
+def manual_grading_note(grades: Iterable[StudentGrades], consequence: str = "the totals count them as 0") -> str | None:
+    """One sentence: how many hand-graded answers (and points) of which students are not graded yet,
+    ``consequence`` (what that means for the output at hand), and what to do; None when none are pending."""
+    waiting = [grade for grade in grades if grade.pending]
+    if not waiting:
+        return None
+    cells = sum(grade.pending for grade in waiting)
+    points = points_text(sum(grade.pending_points for grade in waiting))
+    students = ", ".join(grade.student for grade in waiting)
+    return (f"{cells} hand-graded answer{'s' if cells != 1 else ''} ({points} points) not graded yet "
+            f"(students: {students}); {consequence}. Grade them in nbgrader's formgrader (README: "
+            "Hand grading) before `workbook feedback` and `workbook export`, or run those again afterwards.")
+
+
+def print_manual_grading_note(console: Console, grades: Iterable[StudentGrades],
+                              consequence: str = "the totals count them as 0") -> None:
+    """Print ``manual_grading_note`` as a yellow "note:", if any answer of ``grades`` is pending."""
+    note = manual_grading_note(grades, consequence)
+    if note:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+
+
+def course_grades(course: Course) -> list[StudentGrades]:
+    """``submitted_grades`` of ``course``'s gradebook."""
+    with course.gradebook() as gradebook:
+        return submitted_grades(gradebook)
+
+
+def points_text(value: float, digits: int = 2) -> str:
+    """``value`` rounded to ``digits`` decimals without trailing zeros: 8.0 -> "8", 5.3333 -> "5.33"."""
+    return f"{round(value, digits):.{digits}f}".rstrip("0").rstrip(".")
+
+
+def _mean(values: list[float]) -> str:
+    return points_text(sum(values) / len(values), digits=1) if values else ""
+
+
+def _fraction(score: float, max_score: float) -> str:
+    return f"{points_text(score)}/{points_text(max_score)}"
+
+
+def manual_text(grade: StudentGrades) -> str:
+    """The ``manual`` cell of a table row: "9/10" once graded; while answers are pending, their points
+    as "?/N" after the graded part ("?/10", "3/6 ?/4"); "-" without hand-graded cells or autograde."""
+    if not grade.manual_max or not grade.autograded:
+        return "-"
+    if not grade.pending:
+        return _fraction(grade.manual_score, grade.manual_max)
+    waiting = f"?/{points_text(grade.pending_points)}"
+    graded_max = max(0.0, grade.manual_max - grade.pending_points)
+    return f"{_fraction(grade.manual_score, graded_max)} {waiting}" if graded_max else waiting
+
+
+TABLE_CAPTION = ("lab N: autograded points; manual: written answers graded by hand in nbgrader's formgrader, "
+                 "?/N = N points not graded yet (0 in total)")
 
 
 def grade_table(grades: list[StudentGrades], notebooks: list[str], status: dict[str, str] | None = None,
                 title: str = "Grades") -> Table:
-    """A rich table: one row per student, one column per lab notebook (``lab N``: score/max), the total and a status.
+    """A rich table, one row per student: each lab notebook's autograded points (``lab N``: score/max),
+    the hand-graded points (``manual``, see ``manual_text``), the ``total`` (pending answers count 0)
+    and, with ``status``, a status column.
 
-    ``status`` maps a student to a note (e.g. "graded", "failed: ..."); a trailing row gives each lab's mean.
-    A ``*`` marks a notebook whose manual answer still needs grading.
+    ``status`` maps a student to a note (e.g. "graded", "failed: ..."); a trailing row gives the means
+    (one decimal) over the autograded submissions. The manual mean is left empty while any answer is pending.
     """
-    table = Table(title=title, show_footer=bool(grades))
+    table = Table(title=title, caption=TABLE_CAPTION, show_footer=bool(grades))
     table.add_column("student", footer="mean")
     for name in notebooks:
-        scores = [lab.score for grade in grades for lab in grade.labs if lab.notebook == name]
         lab = lab_of_notebook(name)
-        mean = _points(sum(scores) / len(scores)) if scores else ""
-        table.add_column(f"lab {lab}" if lab else name, justify="right", footer=mean)
-    totals = [grade.score for grade in grades if grade.labs]
-    table.add_column("total", justify="right", footer=_points(sum(totals) / len(totals)) if totals else "")
+        scores = [lab.auto_score for grade in grades for lab in grade.labs if lab.notebook == name and lab.autograded]
+        table.add_column(f"lab {lab}" if lab else name, justify="right", footer=_mean(scores))
+    submitted = [grade for grade in grades if grade.autograded]
+    manual_mean = "" if any(grade.pending for grade in submitted) else _mean(
+        [grade.manual_score for grade in submitted if grade.manual_max])
+    table.add_column("manual", justify="right", footer=manual_mean)
+    table.add_column("total", justify="right", footer=_mean([grade.score for grade in submitted]))
     if status is not None:
         table.add_column("status")
     for grade in grades:
         by_name = {lab.notebook: lab for lab in grade.labs}
-        cells = [f"{_points(by_name[name].score)}/{_points(by_name[name].max_score)}"
-                 f"{'*' if by_name[name].needs_manual_grade else ''}" if name in by_name else "-"
+        cells = [_fraction(by_name[name].auto_score, by_name[name].auto_max) if name in by_name else "-"
                  for name in notebooks]
-        total = f"{_points(grade.score)}/{_points(grade.max_score)}" if grade.labs else "-"
-        table.add_row(grade.student, *cells, total, *([status.get(grade.student, "")] if status is not None else []))
+        sums = [manual_text(grade), _fraction(grade.score, grade.max_score)] if grade.labs else ["-", "-"]
+        table.add_row(grade.student, *cells, *sums, *([status.get(grade.student, "")] if status is not None else []))
     return table
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``workbook grades``."""
+    parser = subparsers.add_parser("grades", help="the grade table of every submission, without grading",
+                                   description="Print the gradebook's grades of every submission: per lab the "
+                                   "autograded points, the hand-graded points (?/N while N points await a "
+                                   "grader in nbgrader's formgrader) and the total, with a note naming who "
+                                   "still has answers to grade. Nothing is graded or changed.")
+    add_course_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    course = Course(args.course)
+    require_released(course)
+    with course.gradebook() as gradebook:
+        grades, notebooks = submitted_grades(gradebook), notebook_names(gradebook)
+    console.print(grade_table(grades, notebooks, title=f"grades: {ASSIGNMENT}"))
+    print_manual_grading_note(console, grades)
+    return 0

@@ -61,7 +61,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``inspect`` on an ``argparse`` subparsers object; the handler is ``args.run``."""
     parser = subparsers.add_parser(
         "inspect", help="show what the labs' rules make of a real session file",
-        description=__doc__.split("\n\n")[1],
+        description="Read a Pi coding-agent session (format 1 to 3) or a workbook JSONL session and show what "
+        "the labs' rules make of it: entries by type and role, interactions, dangling tool calls (repaired for "
+        "the analysis only, never in the file), estimated tokens, what a budget projection keeps for --window "
+        "tokens, and where Pi's own compactions cut compared with the workbook's rules. Token counts come from "
+        "the chosen estimator, not a tokenizer.",
     )
     parser.add_argument("file", type=Path, help="a Pi session .jsonl or a workbook JSONL session")
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW,

@@ -4,8 +4,9 @@
 the project's source notebooks in a throwaway course, so no hidden test or solution is in them)
 and a fresh copy of the starter package ``compaction_lab/``. Open it with ``jupyter lab DIR``.
 
-``check`` runs the project's focused tests (``pytest -m "focused and labN"``) against the
-workspace's own package (``--lab-package WORKSPACE/compaction_lab``), in a fresh interpreter.
+``check`` runs the project's focused tests of a lab (those marked ``focused`` and ``labN`` in the lab's
+test file, ``tests/test_MODULE.py``) against the workspace's own package (``--lab-package
+WORKSPACE/compaction_lab``), in a fresh interpreter, with pytest's quiet output.
 """
 
 from __future__ import annotations
@@ -44,10 +45,13 @@ def practice(workspace: Path) -> list[Path]:
 
 
 def check_command(workspace: Path, lab: int | None = None) -> list[str]:
-    """The pytest command line ``check`` runs for ``lab`` (1 to 5, or None for all labs)."""
-    marker = "focused" if lab is None else f"focused and {LABS[lab - 1].marker}"
-    return [sys.executable, "-m", "pytest", str(TESTS), "-p", "no:cacheprovider", "-q",
-            "--lab-package", str(workspace.expanduser().resolve() / PACKAGE), "-m", marker]
+    """The pytest command line ``check`` runs for ``lab`` (1 to 5, or None for all labs): the lab's test
+    file(s), only their focused tests (``workbook.focused_tests``), quiet, no cache written."""
+    labs = LABS if lab is None else [LABS[lab - 1]]
+    command = [sys.executable, "-m", "pytest", *(str(TESTS / f"test_{info.module}.py") for info in labs),
+               "-q", "-p", "no:cacheprovider", "-p", "workbook.focused_tests",
+               "--lab-package", str(workspace.expanduser().resolve() / PACKAGE)]
+    return command if lab is None else [*command, "--focused-lab", str(lab)]
 
 
 def check(workspace: Path = Path("."), lab: int | None = None) -> int:
@@ -65,11 +69,17 @@ def check(workspace: Path = Path("."), lab: int | None = None) -> int:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook practice`` and ``workbook check``."""
     parser = subparsers.add_parser("practice", help="a self-study workspace: released notebooks + starter package",
-                                   description=practice.__doc__.splitlines()[0])
+                                   description="Make a folder to work on the labs without a hub: the five "
+                                   "notebooks as students get them (no solutions, no hidden tests) and a fresh "
+                                   "starter package compaction_lab/. Open it with `jupyter lab DIR`; test a lab "
+                                   "with `workbook check N --workspace DIR`. An existing non-empty folder is "
+                                   "never overwritten.")
     parser.add_argument("workspace", type=Path, metavar="DIR", help="a new (or empty) folder")
     parser.set_defaults(run=run_practice)
     parser = subparsers.add_parser("check", help="run the focused tests on your workspace's package",
-                                   description=check.__doc__.splitlines()[0])
+                                   description="Run a lab's focused tests (all labs' without LAB) on the "
+                                   "compaction_lab/ package of your practice folder. These are the public tests; "
+                                   "the graded notebooks also have hidden ones. Exit status 0 when all pass.")
     parser.add_argument("lab", type=int, nargs="?", metavar="LAB", help="lab number 1 to 5 (default: all)")
     parser.add_argument("--workspace", type=Path, default=Path("."), help="the practice folder (default: .)")
     parser.set_defaults(run=run_check)

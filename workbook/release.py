@@ -107,7 +107,13 @@ def release(course: Course) -> list[Path]:
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook release``."""
     parser = subparsers.add_parser("release", help="generate the student version and check it leaks nothing",
-                                   description=__doc__.splitlines()[0])
+                                   description="Run nbgrader's generate_assignment: write the student version of "
+                                   "the labs to release/compaction_labs/ (solutions and hidden tests removed) and "
+                                   "record the assignment in the gradebook, then check that no hidden-test or "
+                                   "solution line got out and that the package is the starter. This does not hand "
+                                   "anything to students: on a hub, publish it with the formgrader's Release "
+                                   "button (nbgrader release_assignment); without one, students use "
+                                   "`workbook practice`.")
     add_course_option(parser)
     parser.set_defaults(run=run)
 

@@ -11,6 +11,10 @@ Sample packages (``SAMPLES``), each built from ``solutions/`` and ``starters/`` 
 - ``partial``: the starters with labs 1 and 2 done (``records.py`` and ``grouping.py`` from the solutions);
 - ``buggy``: the solutions, but lab 3 keeps the last three messages (``messages[-3:]``) instead of
   whole interactions, the chapter's deliberate failure.
+
+Every sample but ``blank`` also answers the written question of each lab it did (``ANSWERED_LABS``),
+so its hand-graded answers wait for a grader, as real ones do. An answer left as released is graded
+0 by autograde and needs no grader.
 """
 
 from __future__ import annotations
@@ -19,7 +23,10 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
+import nbformat
+
 from .course import PACKAGE, Course
+from .labs import LABS, lab_of_notebook
 from .paths import SOLUTIONS, STARTERS
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"
@@ -67,12 +74,38 @@ def buggy(dest: Path) -> Path:
 SAMPLES = {"complete": complete, "blank": blank, "partial": partial, "buggy": buggy}
 """Sample name -> function writing that package to a new folder."""
 
+ALL_LABS = tuple(lab.number for lab in LABS)
+ANSWERED_LABS = {"complete": ALL_LABS, "blank": (), "partial": (1, 2), "buggy": ALL_LABS}
+"""Sample name -> the labs whose written (hand-graded) answer the sample fills in."""
 
-def submit(course: Course, student: str, package: Path, timestamp: datetime | None = None) -> Path:
-    """Place ``student``'s submission: the released notebooks, a copy of ``package`` as ``compaction_lab/``
-    and ``timestamp.txt`` (default: now, UTC). Replaces an earlier submission; returns its folder.
+SAMPLE_ANSWER = "A sample submission's written answer, for the instructor to grade in nbgrader's formgrader."
 
-    Raises ``FileNotFoundError`` naming the release folder if the course has not been released.
+
+def is_written_answer(cell: nbformat.NotebookNode) -> bool:
+    """Whether ``cell`` is a manually graded answer: an nbgrader grade cell that is also a solution cell."""
+    flags = cell.metadata.get("nbgrader", {})
+    return bool(flags.get("grade") and flags.get("solution"))
+
+
+def answer_written_questions(notebook: Path, text: str = SAMPLE_ANSWER) -> int:
+    """Replace the source of every manually graded answer cell of ``notebook`` (a file, rewritten in place)
+    by ``text``; return how many cells were answered."""
+    content = nbformat.read(notebook, as_version=nbformat.NO_CONVERT)
+    answers = [cell for cell in content.cells if is_written_answer(cell)]
+    for cell in answers:
+        cell.source = text
+    nbformat.write(content, notebook)
+    return len(answers)
+
+
+def submit(course: Course, student: str, package: Path, timestamp: datetime | None = None,
+           answered_labs: tuple[int, ...] = ()) -> Path:
+    """Place ``student``'s submission: the released notebooks (with the written answers of ``answered_labs``
+    filled in), a copy of ``package`` as ``compaction_lab/`` and ``timestamp.txt`` (default: now, UTC).
+    Replaces an earlier submission; returns its folder.
+
+    Raises ``FileNotFoundError`` naming the release folder if the course has not been released, and
+    ``ValueError`` naming the notebook if one of ``answered_labs`` has no manually graded answer cell.
     """
     notebooks = sorted(course.release.glob("*.ipynb"))
     if not notebooks:
@@ -83,6 +116,8 @@ def submit(course: Course, student: str, package: Path, timestamp: datetime | No
     folder.mkdir(parents=True)
     for notebook in notebooks:
         shutil.copyfile(notebook, folder / notebook.name)
+        if lab_of_notebook(notebook.name) in answered_labs and not answer_written_questions(folder / notebook.name):
+            raise ValueError(f"{notebook}: no manually graded answer cell to answer")
     copy_package(package, folder / PACKAGE)
     when = timestamp or datetime.now(UTC)
     (folder / "timestamp.txt").write_text(when.strftime(TIMESTAMP_FORMAT), encoding="utf-8")
