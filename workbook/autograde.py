@@ -62,6 +62,7 @@ class Outcome:
 
     @property
     def graded(self) -> bool:
+        """True when autograde finished for this student."""
         return self.status == "graded"
 
     def reason(self) -> str:
@@ -77,6 +78,7 @@ class Outcome:
 
 
 def log_path(course: Course, student: str) -> Path:
+    """Where the autograde log of ``student`` is written: ``COURSE/logs/autograde/STUDENT.log``."""
     return course.root / "logs" / "autograde" / f"{student}.log"
 
 
@@ -242,6 +244,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    """Run ``workbook autograde`` with the parsed ``args``; return the exit code."""
     outcomes = grade_with_progress(Course(args.course), args.students, args.jobs, args.timeout, console,
                                    args.submission_timeout)
     return 0 if all(outcome.graded for outcome in outcomes) else 1

@@ -100,6 +100,7 @@ class Course:
 
     @property
     def config_file(self) -> Path:
+        """The course's ``nbgrader_config.py``."""
         return self.root / CONFIG_FILE
 
     @property
@@ -117,9 +118,11 @@ class Course:
         return self.root / "submitted" / student / ASSIGNMENT
 
     def autograded(self, student: str) -> Path:
+        """``autograded/STUDENT/compaction_labs`` of this course."""
         return self.root / "autograded" / student / ASSIGNMENT
 
     def feedback(self, student: str) -> Path:
+        """``feedback/STUDENT/compaction_labs`` of this course."""
         return self.root / "feedback" / student / ASSIGNMENT
 
     def require(self) -> None:
@@ -225,6 +228,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    """Run ``workbook build`` with the parsed ``args``; return the exit code."""
     course = build(args.course, db_url=args.db_url, force=args.force, course_id=args.course_id)
     notebooks = len(list(course.source.glob("*.ipynb")))
     console.print(f"built {course.root}: {CONFIG_FILE}, source/{ASSIGNMENT}/ ({notebooks} notebooks + {PACKAGE}/), "

@@ -70,6 +70,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    """Run ``workbook demo`` with the parsed ``args``; return the exit code."""
     if args.keep:
         demo(args.keep.resolve(), console)
         console.print(f"the course is kept in {args.keep.resolve()}")

@@ -28,6 +28,7 @@ class LabCsvExportPlugin(ExportPlugin):
     """Export grades to ``to`` (default ``grades.csv``) with the ``csv`` module and per-notebook score columns."""
 
     def export(self, gradebook: Gradebook) -> None:
+        """Write the grades as CSV to ``self.to`` (default grades.csv): a row per student, a column per lab."""
         assignments = [assignment for assignment in gradebook.assignments
                        if not self.assignment or assignment.name in map(str, self.assignment)]
         students = sorted((student for student in gradebook.students
@@ -93,6 +94,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    """Run ``workbook export`` with the parsed ``args``; return the exit code."""
     course = Course(args.course)
     console.print(f"wrote {export(course, args.to)}")
     print_manual_grading_note(console, course_grades(course), "the CSV counts them as 0")

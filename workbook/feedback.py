@@ -62,6 +62,7 @@ class HideHiddenTests(ClearHiddenTests):
     """Feedback preprocessor: remove hidden tests from sources and from error tracebacks (see the module)."""
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict, cell_index: int) -> tuple[NotebookNode, dict]:
+        """Redact the outputs of a cell with hidden tests, then clear the hidden tests from its source."""
         if cell.cell_type == "code" and self.begin_test_delimeter in cell.source:
             cell.outputs = self._redacted_outputs(cell)
         return super().preprocess_cell(cell, resources, cell_index)
@@ -142,6 +143,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    """Run ``workbook feedback`` with the parsed ``args``; return the exit code."""
     course = Course(args.course)
     pages = feedback(course)
     for student, files in pages.items():

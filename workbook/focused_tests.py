@@ -12,6 +12,7 @@ import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add ``--focused-lab N``."""
     parser.addoption("--focused-lab", type=int, default=None, metavar="N",
                      help="with -p workbook.focused_tests: keep only lab N's focused tests")
 
@@ -23,5 +24,6 @@ def wanted(item: pytest.Item, lab: int | None) -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep only the focused tests (of ``--focused-lab`` when given); drop the rest quietly."""
     lab = config.getoption("--focused-lab")
     items[:] = [item for item in items if wanted(item, lab)]

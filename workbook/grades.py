@@ -46,10 +46,12 @@ class LabScore:
 
     @property
     def score(self) -> float:
+        """Automatic plus hand-graded points scored."""
         return self.auto_score + self.manual_score
 
     @property
     def max_score(self) -> float:
+        """Automatic plus hand-graded points possible."""
         return self.auto_max + self.manual_max
 
 
@@ -62,30 +64,37 @@ class StudentGrades:
 
     @property
     def score(self) -> float:
+        """Automatic plus hand-graded points scored."""
         return sum(lab.score for lab in self.labs)
 
     @property
     def max_score(self) -> float:
+        """Automatic plus hand-graded points possible."""
         return sum(lab.max_score for lab in self.labs)
 
     @property
     def auto_score(self) -> float:
+        """Points scored by the autograder tests."""
         return sum(lab.auto_score for lab in self.labs)
 
     @property
     def auto_max(self) -> float:
+        """Points the autograder tests can give."""
         return sum(lab.auto_max for lab in self.labs)
 
     @property
     def manual_score(self) -> float:
+        """Points given by hand so far (ungraded answers count as 0)."""
         return sum(lab.manual_score for lab in self.labs)
 
     @property
     def manual_max(self) -> float:
+        """Points that are graded by hand."""
         return sum(lab.manual_max for lab in self.labs)
 
     @property
     def autograded(self) -> bool:
+        """True when at least one lab notebook of the submission was autograded."""
         return any(lab.autograded for lab in self.labs)
 
     @property
@@ -95,6 +104,7 @@ class StudentGrades:
 
     @property
     def pending_points(self) -> float:
+        """Points of the hand-graded cells that still need grading."""
         return sum(lab.pending_points for lab in self.labs)
 
 
@@ -248,6 +258,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    """Run ``workbook grades`` with the parsed ``args``; return the exit code."""
     course = Course(args.course)
     require_released(course)
     with course.gradebook() as gradebook:

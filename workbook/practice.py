@@ -86,6 +86,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_practice(args: argparse.Namespace, console: Console) -> int:
+    """``workbook practice``: write the workspace and say what to do next."""
     files = practice(args.workspace)
     console.print(f"wrote {len(files)} files to {args.workspace.resolve()}")
     console.print(f"next: jupyter lab {args.workspace}   then, after editing a lab: "
@@ -94,4 +95,5 @@ def run_practice(args: argparse.Namespace, console: Console) -> int:
 
 
 def run_check(args: argparse.Namespace, console: Console) -> int:
+    """``workbook check``: run the focused tests on the workspace's package; pytest's exit code."""
     return check(args.workspace, args.lab)

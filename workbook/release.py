@@ -119,6 +119,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
+    """Run ``workbook release`` with the parsed ``args``; return the exit code."""
     course = Course(args.course)
     files = release(course)
     console.print(f"released {len(files)} files to {course.release}; checked: no hidden test, no solution, "

@@ -124,6 +124,7 @@ def write(solutions: Path = SOLUTIONS, starters: Path = STARTERS) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``python -m workbook.starters [--check]``: write starters/, or exit 1 if it is out of date."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if starters/ differs from generation")
     args = parser.parse_args(argv)
