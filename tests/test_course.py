@@ -105,3 +105,20 @@ def test_replace_region_keeps_markers_and_indent():
         "def f():\n    x = 1\n    # BEGIN LAB 3\n    y = 2\n    return y\n    # END LAB 3\n")
     with pytest.raises(MarkerError, match="m.py: no BEGIN LAB 2 region"):
         replace_region(source, 2, "pass", "m.py")
+
+
+@pytest.mark.slow
+def test_release_check_finds_a_leaked_line_with_quotes(released):
+    secrets = notebook_secrets(sorted(released.source.glob("*.ipynb")), (HIDDEN,))
+    where, line = next((where, line) for where, lines in secrets.items() for line in lines if '"' in line)
+    target = released.release / where.split()[0]
+    original = target.read_text()
+    notebook = json.loads(original)
+    notebook["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": line})
+    try:
+        target.write_text(json.dumps(notebook))
+        with pytest.raises(ReleaseLeakError, match=where.split()[1]):
+            check_release(released)
+    finally:
+        target.write_text(original)
+    check_release(released)

@@ -32,7 +32,7 @@ from rich.console import Console
 
 from .course import ASSIGNMENT, LAB_MODULES, Course, CourseError, add_course_option
 from .grades import course_grades, print_manual_grading_note
-from .release import HIDDEN, notebook_secrets
+from .release import HIDDEN, leaks, notebook_secrets
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 CELL_FRAME = re.compile(r"Cell In\[(?P<count>\d+)\], line (?P<line>\d+)")
@@ -107,11 +107,8 @@ def html_text(path: Path) -> str:
 def check_feedback(course: Course, students: list[str]) -> None:
     """Raise ``FeedbackLeakError`` if a feedback HTML file of ``students`` shows a line of a hidden test."""
     secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")), (HIDDEN,))
-    problems = []
-    for student in students:
-        for page in sorted(course.feedback(student).glob("*.html")):
-            text = html_text(page)
-            problems += [f"{page}: {cell}: {line}" for cell, lines in secrets.items() for line in lines if line in text]
+    pages = [page for student in students for page in sorted(course.feedback(student).glob("*.html"))]
+    problems = leaks(secrets, pages, read=html_text)
     if problems:
         raise FeedbackLeakError("feedback shows hidden tests:\n  " + "\n  ".join(problems))
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import argparse
 import filecmp
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import nbformat
@@ -63,11 +64,30 @@ def notebook_secrets(notebooks: Iterable[Path],
     return {where: lines for where, lines in secrets.items() if lines}
 
 
-def leaks(secrets: dict[str, list[str]], files: Iterable[Path]) -> list[str]:
-    """Return ``"FILE: CELL: LINE"`` for every secret line found in one of ``files`` (read as text)."""
+def readable_text(path: Path) -> str:
+    """The text a reader of ``path`` sees: for a notebook every string in its JSON (cell sources, outputs,
+    metadata) unescaped, one per line, so a line with quotes or backslashes matches; other files as they are."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return "\n".join(_strings(json.loads(text))) if path.suffix == ".ipynb" else text
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def leaks(secrets: dict[str, list[str]], files: Iterable[Path],
+          read: Callable[[Path], str] = readable_text) -> list[str]:
+    """Return ``"FILE: CELL: LINE"`` for every secret line found in one of ``files`` as ``read`` shows it."""
     found = []
     for path in files:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read(path)
         found += [f"{path}: {cell}: {line}" for cell, lines in secrets.items() for line in lines if line in text]
     return found
 
