@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from compaction_lab.budget import BudgetOptions
-from compaction_lab.example import SYSTEM_PROMPT, estimate_example_tokens
+from compaction_lab.scenarios import compaction_object, example_options
 
 
 def options(max_tokens: float, reserved_output: float = 4, safety_margin: float = 2, **overrides: Any) -> BudgetOptions:
-    """The example's budget: system prompt "sys" (3 tokens), 4 reserved for output, a margin of 2."""
-    fields = {"max_tokens": max_tokens, "system_prompt": SYSTEM_PROMPT, "reserved_output": reserved_output,
-              "safety_margin": safety_margin, "estimate_tokens": estimate_example_tokens}
-    return BudgetOptions(**(fields | overrides))
+    """The example's budget (``scenarios.example_options``) with any field replaced by ``overrides``."""
+    return replace(example_options(max_tokens, reserved_output, safety_margin), **overrides)
 
 
 def message(entry_id: str, parent: str | None, role: str, **fields: Any) -> dict[str, Any]:
@@ -43,8 +42,7 @@ def compaction(entry_id: str, parent: str, first_kept: str, goal: str = "Keep go
     """A compaction entry as it appears on disk; by default with a minimal valid summary."""
     summary = summary or {"goal": goal, "constraints": [], "completed": [], "decisions": [],
                           "changedFiles": [], "unresolved": [], "next": []}
-    return {"type": "compaction", "id": entry_id, "parentId": parent, "timestamp": 100,
-            "summary": summary, "firstKeptEntryId": first_kept, "tokensBefore": 29}
+    return compaction_object(entry_id, parent, first_kept, summary=summary)
 
 
 def ids(items: list[dict[str, Any]]) -> list[str]:
