@@ -31,13 +31,13 @@ from workbook.paths import REPO, SOLUTIONS
 sys.path.insert(0, str(SOLUTIONS.parent))
 
 from compaction_lab.budget import BudgetOptions, build_context  # noqa: E402
-from compaction_lab.estimators import chars4  # noqa: E402
-from compaction_lab.example import estimate_example_tokens  # noqa: E402
 from compaction_lab.grouping import group_interactions  # noqa: E402
-from compaction_lab.pi_import import load_pi_session  # noqa: E402
-from compaction_lab.repair import repair_dangling_tool_calls  # noqa: E402
+from compaction_lab.provided.estimators import chars4  # noqa: E402
+from compaction_lab.provided.example import estimate_example_tokens  # noqa: E402
+from compaction_lab.provided.pi_import import load_pi_session  # noqa: E402
+from compaction_lab.provided.repair import repair_dangling_tool_calls  # noqa: E402
+from compaction_lab.provided.stores import JsonlSessionStore  # noqa: E402
 from compaction_lab.resumption import message_entries  # noqa: E402
-from compaction_lab.stores import JsonlSessionStore  # noqa: E402
 
 PI_SESSION = REPO.parent / "shared" / "fixtures" / "pi-sessions" / "large-session.jsonl"
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from compaction_lab.budget import BudgetOptions
-from compaction_lab.scenarios import compaction_object, example_options
+from compaction_lab.provided.scenarios import compaction_object, example_options
 
 
 def options(max_tokens: float, reserved_output: float = 4, safety_margin: float = 2, **overrides: Any) -> BudgetOptions:

@@ -33,7 +33,7 @@ def solutions_with(dest, lab: int, body: str):
 def tampered(dest):
     """The solutions, plus a student's edit of a provided module (autograde restores the instructor's copy)."""
     complete(dest)
-    example = dest / "example.py"
+    example = dest / "provided" / "example.py"
     example.write_text(example.read_text() + "\n\ndef example_entries():\n    return []\n")
     return dest
 
@@ -68,7 +68,7 @@ def test_the_students_lab_modules_are_graded_and_provided_modules_restored(grade
     assert grades["complete"].max_score == 10 * len(LABS)
     assert grades["complete"].score == 10 * len(LABS) - manual
     assert [lab.score for lab in grades["tampered"].labs] == [lab.score for lab in grades["complete"].labs]
-    assert "return []" not in (course.autograded("tampered") / "compaction_lab" / "example.py").read_text()
+    assert "return []" not in (course.autograded("tampered") / "compaction_lab" / "provided" / "example.py").read_text()
 
 
 @pytest.mark.slow

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from sessions import active_path
 
 from compaction_lab.budget import build_context
-from compaction_lab.errors import BudgetError
-from compaction_lab.example import estimate_example_tokens, example_entries
+from compaction_lab.provided.errors import BudgetError
+from compaction_lab.provided.example import estimate_example_tokens, example_entries
 from factories import naming, options
 
 pytestmark = pytest.mark.lab3

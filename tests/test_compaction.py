@@ -7,10 +7,10 @@ import copy
 import pytest
 
 from compaction_lab.compaction import create_compaction_entry
-from compaction_lab.errors import CompactionError, SessionEntryError
-from compaction_lab.example import example_entries, example_summary
+from compaction_lab.provided.errors import CompactionError, SessionEntryError
+from compaction_lab.provided.example import example_entries, example_summary
+from compaction_lab.provided.stores import InMemorySessionStore, path_to
 from compaction_lab.records import parse_session_entry
-from compaction_lab.stores import InMemorySessionStore, path_to
 from factories import naming
 
 pytestmark = pytest.mark.lab4

@@ -12,14 +12,14 @@ from workbook.cli import main
 from workbook.course import ASSIGNMENT, Course, CourseError, build
 from workbook.paths import NOTEBOOKS, STARTERS
 from workbook.release import HIDDEN, ReleaseLeakError, check_release, notebook_secrets, release
-from workbook.starters import MarkerError, replace_region
+from workbook.starters import MarkerError, modules, replace_region
 
 LAB_MODULES = ["compaction_lab/records.py", "compaction_lab/grouping.py", "compaction_lab/budget.py",
                "compaction_lab/compaction.py", "compaction_lab/resumption.py"]
 
 
 def starter_modules() -> list[str]:
-    return sorted(path.name for path in STARTERS.glob("*.py"))
+    return modules(STARTERS)
 
 
 def test_build_lays_out_source_config_and_gradebook(tmp_path):
@@ -28,7 +28,7 @@ def test_build_lays_out_source_config_and_gradebook(tmp_path):
     assert sorted(path.name for path in course.source.glob("*.ipynb")) == sorted(
         path.name for path in NOTEBOOKS.glob("*.ipynb"))
     package = course.source / "compaction_lab"
-    assert sorted(path.name for path in package.glob("*.py")) == starter_modules()
+    assert modules(package) == starter_modules()
     assert filecmp.cmpfiles(STARTERS, package, starter_modules(), shallow=False)[1:] == ([], [])
     assert (course.root / "gradebook.db").is_file()
     config = course.config()
@@ -78,7 +78,7 @@ def test_release_holds_no_hidden_test_no_solution_and_the_starter_package(releas
         for marker in ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "BEGIN SOLUTION", "END SOLUTION"):
             assert marker not in text, f"{path.name} contains {marker}"
     package = released.release / "compaction_lab"
-    assert sorted(path.name for path in package.glob("*.py")) == starter_modules()
+    assert modules(package) == starter_modules()
     assert filecmp.cmpfiles(STARTERS, package, starter_modules(), shallow=False)[1:] == ([], [])
     assert not list(released.release.rglob("*solutions*"))
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from sessions import active_path
 
-from compaction_lab.errors import InteractionError
-from compaction_lab.example import example_entries
 from compaction_lab.grouping import group_interactions, tool_calls
+from compaction_lab.provided.errors import InteractionError
+from compaction_lab.provided.example import example_entries
 from factories import assistant, ids, naming, result, user
 
 pytestmark = pytest.mark.lab2

@@ -101,8 +101,8 @@ def test_small_v1_file_where_pi_cut_during_an_errored_tool_call():
 
 
 def test_a_workbook_jsonl_session_is_inspected_too(tmp_path):
-    from compaction_lab.example import example_entries
-    from compaction_lab.stores import JsonlSessionStore
+    from compaction_lab.provided.example import example_entries
+    from compaction_lab.provided.stores import JsonlSessionStore
 
     store = JsonlSessionStore(tmp_path / "example.jsonl")
     for entry in example_entries():

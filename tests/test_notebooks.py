@@ -21,8 +21,8 @@ from conftest import SHARED
 from nbclient import NotebookClient
 from nbgrader import nbgraderformat
 
-from compaction_lab.errors import LabNotImplementedError
-from compaction_lab.labs import LABS
+from compaction_lab.provided.errors import LabNotImplementedError
+from compaction_lab.provided.labs import LABS
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = REPO / "notebooks"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from compaction_lab.pi_import import PiImportError, load_pi_session
+from compaction_lab.provided.pi_import import PiImportError, load_pi_session
 from compaction_lab.records import parse_session_entry
 
 FIXTURES = Path(__file__).parent / "fixtures"

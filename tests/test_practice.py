@@ -11,6 +11,7 @@ from workbook.cli import main
 from workbook.course import CourseError
 from workbook.paths import NOTEBOOKS, SOLUTIONS, STARTERS, TESTS
 from workbook.practice import check_command, practice
+from workbook.starters import modules
 
 pytestmark = pytest.mark.slow
 
@@ -27,9 +28,9 @@ def test_the_workspace_holds_released_notebooks_and_a_fresh_starter_package(work
     assert [path.name for path in notebooks] == sorted(path.name for path in NOTEBOOKS.glob("*.ipynb"))
     for path in notebooks:
         assert "HIDDEN TESTS" not in path.read_text() and "BEGIN SOLUTION" not in path.read_text()
-    modules = sorted(path.name for path in STARTERS.glob("*.py"))
-    assert sorted(path.name for path in (workspace / "compaction_lab").glob("*.py")) == modules
-    assert filecmp.cmpfiles(STARTERS, workspace / "compaction_lab", modules, shallow=False)[1:] == ([], [])
+    names = modules(STARTERS)
+    assert modules(workspace / "compaction_lab") == names
+    assert filecmp.cmpfiles(STARTERS, workspace / "compaction_lab", names, shallow=False)[1:] == ([], [])
 
 
 def test_practice_never_overwrites_a_workspace(workspace):

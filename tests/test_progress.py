@@ -11,11 +11,12 @@ import operator
 
 import pytest
 
-from compaction_lab import budget, grouping, progress
-from compaction_lab.checks import expect, expect_error, expect_shares_nothing
-from compaction_lab.errors import InteractionError, LabNotImplementedError
-from compaction_lab.example import example_entries
-from compaction_lab.views import GREEN, RED
+from compaction_lab import budget, grouping
+from compaction_lab.provided import progress
+from compaction_lab.provided.checks import expect, expect_error, expect_shares_nothing
+from compaction_lab.provided.errors import InteractionError, LabNotImplementedError
+from compaction_lab.provided.example import example_entries
+from compaction_lab.provided.views import GREEN, RED
 
 
 def example_groups() -> list[list[dict]]:

@@ -8,10 +8,10 @@ import math
 
 import pytest
 
-from compaction_lab.errors import SessionEntryError, SessionStoreError
-from compaction_lab.example import example_entries
+from compaction_lab.provided.errors import SessionEntryError, SessionStoreError
+from compaction_lab.provided.example import example_entries
+from compaction_lab.provided.stores import InMemorySessionStore, JsonlSessionStore, path_to
 from compaction_lab.records import parse_session_entry
-from compaction_lab.stores import InMemorySessionStore, JsonlSessionStore, path_to
 from factories import compaction, ids, naming
 
 pytestmark = pytest.mark.lab1

@@ -10,13 +10,13 @@ import pytest
 
 from compaction_lab.budget import BudgetOptions, build_context
 from compaction_lab.compaction import create_compaction_entry
-from compaction_lab.errors import InteractionError
-from compaction_lab.estimators import chars4
-from compaction_lab.example import example_entries, example_summary
 from compaction_lab.grouping import group_interactions
-from compaction_lab.pi_import import load_pi_session
+from compaction_lab.provided.errors import InteractionError
+from compaction_lab.provided.estimators import chars4
+from compaction_lab.provided.example import example_entries, example_summary
+from compaction_lab.provided.pi_import import load_pi_session
+from compaction_lab.provided.repair import dangling_tool_calls, repair_dangling_tool_calls
 from compaction_lab.records import parse_session_entry
-from compaction_lab.repair import dangling_tool_calls, repair_dangling_tool_calls
 from compaction_lab.resumption import message_entries
 from factories import assistant, result, user
 

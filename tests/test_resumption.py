@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from sessions import active_path
 
 from compaction_lab.budget import build_context
-from compaction_lab.errors import CompactionError
-from compaction_lab.example import example_entries, example_summary
+from compaction_lab.provided.errors import CompactionError
+from compaction_lab.provided.example import example_entries, example_summary
 from compaction_lab.resumption import summary_message
 from factories import assistant, compaction, naming, options, user
 

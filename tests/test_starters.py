@@ -63,8 +63,8 @@ def test_starter_tests_fail_only_with_their_own_labs_error(tmp_path):
 
 @pytest.mark.parametrize("lab", [1, 2, 3, 4, 5])
 def test_not_implemented_error_names_lab_function_and_notebook(lab):
-    from compaction_lab.errors import LabNotImplementedError
-    from compaction_lab.labs import lab as lab_info
+    from compaction_lab.provided.errors import LabNotImplementedError
+    from compaction_lab.provided.labs import lab as lab_info
 
     error = LabNotImplementedError(lab, lab_info(lab).function)
     assert isinstance(error, NotImplementedError) and error.lab == lab

@@ -8,7 +8,7 @@ The config written here carries the settings a module-based course needs:
 
 - ``Autograde.exclude_overwriting`` lists the five lab modules, so autograde keeps the student's
   ``records.py`` ... ``resumption.py`` (otherwise nbgrader silently replaces them with the starter
-  copies from ``source/``), while the instructor's copies of every other file (``example.py``,
+  copies from ``source/``), while the instructor's copies of every other file (``provided/example.py``,
   ``errors.py``, ...) still overwrite whatever a student changed there.
 - ``Execute.timeout``: the per-cell timeout of autograde (``DEFAULT_CELL_TIMEOUT`` seconds).
 - ``GenerateFeedback.preprocessors`` adds ``workbook.feedback.HideHiddenTests``.
@@ -56,7 +56,7 @@ c = get_config()  # noqa: F821 (nbgrader's config loader provides get_config)
 
 {db_line}
 # The student's five lab modules are graded as submitted; every other file of the assignment
-# (example.py, errors.py, stores.py, ...) is restored from source/ before grading.
+# (provided/example.py, provided/errors.py, ...) is restored from source/ before grading.
 c.Autograde.exclude_overwriting = {{
     {assignment!r}: [
 {lab_modules}

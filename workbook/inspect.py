@@ -7,7 +7,7 @@ tokens, which interactions a budget projection keeps for a window of ``--window`
 each of Pi's own compactions where Pi cut compared with where the workbook's rules cut at the same
 ``tokensBefore``. Output is rich tables, or one JSON object with ``--json``.
 
-Dangling tool calls are repaired for the analysis (``compaction_lab.repair``), never in the file,
+Dangling tool calls are repaired for the analysis (``compaction_lab.provided.repair``), never in the file,
 and the report lists what was added. All numbers of tokens come from the chosen estimator
 (``chars4`` by default), not from a tokenizer; the system prompt is empty (0 tokens).
 
@@ -47,7 +47,8 @@ def labs() -> SimpleNamespace:
     if str(SOLUTIONS.parent) not in sys.path:
         sys.path.insert(0, str(SOLUTIONS.parent))
     import compaction_lab
-    from compaction_lab import budget, compaction, errors, estimators, grouping, pi_import, repair, resumption, stores
+    from compaction_lab import budget, compaction, grouping, resumption
+    from compaction_lab.provided import errors, estimators, pi_import, repair, stores
 
     if Path(compaction_lab.__file__).resolve().parent != SOLUTIONS.resolve():
         raise ImportError(f"workbook inspect needs the reference labs in {SOLUTIONS}, "

@@ -1,4 +1,4 @@
-"""The labs manifest (``compaction_lab/labs.py``) read from the solutions, without importing the lab package.
+"""The labs manifest (``compaction_lab/provided/labs.py``) read from the solutions, without importing the lab package.
 
 The tooling never imports ``compaction_lab`` itself (a student's copy may be on the path instead);
 it loads only the manifest file, which has no imports of its own.
@@ -15,7 +15,7 @@ _NAME = "workbook._lab_manifest"
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location(_NAME, SOLUTIONS / "labs.py")
+    spec = importlib.util.spec_from_file_location(_NAME, SOLUTIONS / "provided" / "labs.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[_NAME] = module  # dataclasses resolve their module while the class is built
     spec.loader.exec_module(module)

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from .course import ASSIGNMENT, PACKAGE, Course, CourseError, add_course_option
 from .paths import STARTERS
+from .starters import modules
 
 HIDDEN = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 SOLUTION = ("BEGIN SOLUTION", "END SOLUTION")
@@ -102,8 +103,8 @@ def check_release(course: Course, starters: Path = STARTERS) -> None:
     problems += [f"{path}: contains {marker!r}" for path in released
                  for marker in (*HIDDEN, *SOLUTION, "# BEGIN LAB") if marker in path.read_text(errors="replace")]
     package = course.release / PACKAGE
-    expected = sorted(path.name for path in starters.glob("*.py"))
-    if sorted(path.name for path in package.glob("*.py")) != expected:
+    expected = modules(starters)
+    if modules(package) != expected:
         problems.append(f"{package}: modules differ from the starter package {starters}")
     else:
         _, mismatch, errors = filecmp.cmpfiles(starters, package, expected, shallow=False)

@@ -20,7 +20,7 @@ BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN LAB (?P<lab>[1-5])\s*$")
 END = re.compile(r"^\s*# END LAB (?P<lab>[1-5])\s*$")
 DEF = re.compile(r"^(?P<indent>\s*)def (?P<name>\w+)\(")
 STEP = re.compile(r"^\s*# Step \d+:")
-ERRORS_IMPORT = re.compile(r"^from \.errors import (?P<names>.+)$")
+ERRORS_IMPORT = re.compile(r"^from \.provided\.errors import (?P<names>.+)$")
 
 
 class MarkerError(ValueError):
@@ -84,27 +84,32 @@ def _enclosing_function(before: list[str], indent: str) -> str:
 
 
 def _import_lab_error(text: str) -> str:
-    """Add ``LabNotImplementedError`` to the module's ``from .errors import`` line."""
+    """Add ``LabNotImplementedError`` to the module's ``from .provided.errors import`` line."""
     lines = text.splitlines(keepends=True)
     for index, line in enumerate(lines):
         match = ERRORS_IMPORT.match(line)
         if match:
             names = sorted({*(n.strip() for n in match["names"].split(",")), "LabNotImplementedError"})
-            lines[index] = f"from .errors import {', '.join(names)}\n"
+            lines[index] = f"from .provided.errors import {', '.join(names)}\n"
             return "".join(lines)
-    raise MarkerError("a module with a lab region must import from .errors")
+    raise MarkerError("a module with a lab region must import from .provided.errors")
+
+
+def modules(package: Path) -> list[str]:
+    """The package's modules as paths relative to ``package`` (``budget.py``, ``provided/views.py``), sorted."""
+    return sorted(path.relative_to(package).as_posix() for path in package.rglob("*.py")
+                  if "__pycache__" not in path.parts)
 
 
 def generate(solutions: Path = SOLUTIONS) -> dict[str, str]:
-    """Return ``{file name: starter text}`` for every module of the solution package."""
-    return {path.name: starter_source(path.read_text(encoding="utf-8"), path.name)
-            for path in sorted(solutions.glob("*.py"))}
+    """Return ``{relative path: starter text}`` for every module of the solution package (subpackages included)."""
+    return {name: starter_source((solutions / name).read_text(encoding="utf-8"), name) for name in modules(solutions)}
 
 
 def out_of_sync(solutions: Path = SOLUTIONS, starters: Path = STARTERS) -> list[str]:
-    """Return the names of starter files that are missing, extra or differ from generation."""
+    """Return the relative paths of starter files that are missing, extra or differ from generation."""
     expected = generate(solutions)
-    present = {path.name for path in starters.glob("*.py")}
+    present = set(modules(starters)) if starters.exists() else set()
     return sorted(
         {name for name, text in expected.items()
          if not (starters / name).exists() or (starters / name).read_text(encoding="utf-8") != text}
@@ -116,9 +121,10 @@ def write(solutions: Path = SOLUTIONS, starters: Path = STARTERS) -> list[str]:
     """Write the generated starter package, removing stale modules; return the files written."""
     starters.mkdir(parents=True, exist_ok=True)
     expected = generate(solutions)
-    for stale in {path.name for path in starters.glob("*.py")} - expected.keys():
+    for stale in set(modules(starters)) - expected.keys():
         (starters / stale).unlink()
     for name, text in expected.items():
+        (starters / name).parent.mkdir(parents=True, exist_ok=True)
         (starters / name).write_text(text, encoding="utf-8")
     return sorted(expected)
 

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import BudgetError
 from .grouping import group_interactions
+from .provided.errors import BudgetError
 from .records import Entry
 from .resumption import resume_point
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import CompactionError
 from .grouping import group_interactions
+from .provided.errors import CompactionError
 from .records import Entry, parse_session_entry
 from .resumption import resume_point
 

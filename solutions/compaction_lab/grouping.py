@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .errors import InteractionError
+from .provided.errors import InteractionError
 from .records import Entry
 
 Interaction = list[Entry]

@@ -12,7 +12,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import CompactionError
+from .provided.errors import CompactionError
 from .records import SUMMARY_FIELDS, Entry
 
 SUMMARY_HEADINGS: dict[str, str] = {

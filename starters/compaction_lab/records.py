@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .errors import LabNotImplementedError, SessionEntryError
+from .provided.errors import LabNotImplementedError, SessionEntryError
 
 Entry = dict[str, Any]
 """A parsed session entry: a plain dict with the wire format's camelCase keys."""

@@ -16,7 +16,7 @@ import copy
 import math
 from typing import Any
 
-from .records import Entry
+from ..records import Entry
 
 SYSTEM_PROMPT = "sys"
 """The example's system prompt; it costs 3 tokens."""

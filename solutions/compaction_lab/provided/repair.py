@@ -23,8 +23,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from .grouping import role, tool_calls
-from .records import Entry, parse_session_entry
+from ..grouping import role, tool_calls
+from ..records import Entry, parse_session_entry
 
 SYNTHETIC_PREFIX = "synthetic-result-"
 """Synthetic result ids are this prefix and the call id (a numeric suffix if that id is taken)."""

@@ -39,8 +39,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from ..records import Entry, parse_session_entry
 from .errors import SessionEntryError, SessionStoreError
-from .records import Entry, parse_session_entry
 from .stores import path_to
 
 SUPPORTED_VERSIONS: tuple[int, ...] = (1, 2, 3)

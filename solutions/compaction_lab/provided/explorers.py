@@ -12,10 +12,10 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import HTML, display
 
-from . import budget, grouping
+from .. import budget, grouping
+from ..records import Entry
 from .example import example_entries
 from .progress import demo
-from .records import Entry
 from .scenarios import compacted_path, example_options, resumed_path, twice_compacted_path
 from .views import context_view, entries_table, error_box, groups_table, ledger_table
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .budget import BudgetOptions
+from ..budget import BudgetOptions
+from ..records import Entry
 from .example import SYSTEM_PROMPT, estimate_example_tokens, example_entries, example_summary
-from .records import Entry
 
 
 def example_options(max_tokens: float = 31, reserved_output: float = 4, safety_margin: float = 2) -> BudgetOptions:

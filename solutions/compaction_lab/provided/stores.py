@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ..records import Entry, parse_session_entry
 from .errors import SessionStoreError
-from .records import Entry, parse_session_entry
 
 
 class InMemorySessionStore:

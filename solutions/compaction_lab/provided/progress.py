@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from IPython.display import HTML, display
 
-from . import budget, compaction, grouping, records, resumption
+from .. import budget, compaction, grouping, records, resumption
 from .checks import entry_ids, expect, expect_shares_nothing, group_ids
 from .errors import LabNotImplementedError
 from .example import example_entries, example_summary
