@@ -21,6 +21,7 @@ from conftest import SHARED
 from nbclient import NotebookClient
 from nbgrader import nbgraderformat
 
+from compaction_lab.provided.cases import visible_cases
 from compaction_lab.provided.errors import LabNotImplementedError
 from compaction_lab.provided.labs import LABS
 
@@ -92,7 +93,10 @@ def test_runs_clean_against_solutions(lab, tmp_path: Path, pi_sessions: None) ->
         if cell.cell_type == "code":
             assert problems(cell.outputs) == [], f"{lab.notebook} cell {cell.id}: {problems(cell.outputs)}"
     for cell in graded_code_cells(notebook):
-        assert cell.outputs == [], f"{lab.notebook} test cell {cell.id} is not silent: {cell.outputs}"
+        printed = text_of(cell.outputs)
+        assert all(output.output_type == "stream" and output.name == "stdout" for output in cell.outputs), \
+            f"{lab.notebook} test cell {cell.id} shows more than its checklist: {cell.outputs}"
+        assert "✗" not in printed, f"{lab.notebook} test cell {cell.id}: {printed}"
     drawn = explorer_outputs(notebook)
     assert problems(drawn) == [] and "not implemented" not in text_of(drawn)
     assert bool(drawn) == (lab.number in EXPLORER_LABS)
@@ -105,12 +109,16 @@ def test_runs_clean_against_solutions(lab, tmp_path: Path, pi_sessions: None) ->
 def test_fails_only_with_own_lab_against_starters(lab, tmp_path: Path, pi_sessions: None) -> None:
     notebook = execute(lab, "starters", tmp_path)
     expected = str(LabNotImplementedError(lab.number, lab.function))
+    visible_grade_ids = {case.grade_id for case in visible_cases(lab.number)}
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
         if cell in graded_code_cells(notebook):
             errors = [(output.ename, output.evalue) for output in cell.outputs if output.output_type == "error"]
-            assert errors == [("LabNotImplementedError", expected)], f"{lab.notebook} test cell {cell.id}: {errors}"
+            if cell.metadata.nbgrader.grade_id in visible_grade_ids:
+                assert errors == [("LabNotImplementedError", expected)], f"{lab.notebook} test cell {cell.id}: {errors}"
+            else:
+                assert errors == [] and "graded by hidden tests" in text_of(cell.outputs), cell.outputs
         else:
             assert problems(cell.outputs) == [], f"{lab.notebook} cell {cell.id} stops Run All: {cell.outputs}"
     drawn = explorer_outputs(notebook)
@@ -144,7 +152,8 @@ def test_nbgrader_metadata(lab) -> None:
 def test_points_split_stated_in_opening(lab) -> None:
     notebook = read(lab)
     tests = graded_code_cells(notebook)
-    hidden = [cell for cell in tests if "### BEGIN HIDDEN TESTS" in cell.source]
+    visible = {case.grade_id for case in visible_cases(lab.number)}
+    hidden = [cell for cell in tests if cell.metadata["nbgrader"]["grade_id"] not in visible]
     written = [cell for cell in notebook.cells if cell.cell_type == "markdown" and "nbgrader" in cell.metadata
                and cell.metadata["nbgrader"]["grade"]]
     assert hidden and len(written) == 1

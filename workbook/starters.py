@@ -32,6 +32,7 @@ def starter_source(source: str, name: str) -> str:
     lines = source.splitlines(keepends=True)
     out: list[str] = []
     region: int | None = None
+    raised = False
     for number, line in enumerate(lines, start=1):
         begin, end = BEGIN.match(line), END.match(line)
         if region is None and begin:
@@ -43,6 +44,7 @@ def starter_source(source: str, name: str) -> str:
                 raise MarkerError(f"{name}:{number}: END LAB {end['lab']} closes BEGIN LAB {region}")
             if function is not None:
                 out.append(f'{indent}raise LabNotImplementedError({region}, "{function}")\n')
+                raised = True
             region = None
         elif region is None:
             if END.match(line):
@@ -53,7 +55,7 @@ def starter_source(source: str, name: str) -> str:
     if region is not None:
         raise MarkerError(f"{name}: BEGIN LAB {region} is never closed")
     text = "".join(out)
-    return _import_lab_error(text) if "raise LabNotImplementedError(" in text else text
+    return _import_lab_error(text) if raised else text
 
 
 def replace_region(source: str, lab: int, body: str, name: str) -> str:
@@ -95,9 +97,14 @@ def _import_lab_error(text: str) -> str:
     raise MarkerError("a module with a lab region must import from .provided.errors")
 
 
+PACKAGE_FILES = ("*.py", "*.json")
+"""What a package folder holds: modules, and data such as the visible cases' ``expected.json``."""
+
+
 def modules(package: Path) -> list[str]:
-    """The package's modules as paths relative to ``package`` (``budget.py``, ``provided/views.py``), sorted."""
-    return sorted(path.relative_to(package).as_posix() for path in package.rglob("*.py")
+    """The package's files (``PACKAGE_FILES``) as paths relative to ``package`` (``budget.py``,
+    ``provided/views.py``, ``provided/cases/expected.json``), sorted."""
+    return sorted(path.relative_to(package).as_posix() for pattern in PACKAGE_FILES for path in package.rglob(pattern)
                   if "__pycache__" not in path.parts)
 
 

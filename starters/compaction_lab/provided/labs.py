@@ -12,13 +12,16 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Lab:
-    """One lab: its number (1 to 5), title, module, main function and notebook file name."""
+    """One lab: its number (1 to 5), title, module, main function, notebook file name, and the labs whose
+    functions its module or its cases call (``uses``): when a lab is graded, those run as the reference
+    solutions and every other lab as its starter, so a lab is graded on its own code only."""
 
     number: int
     title: str
     module: str
     function: str
     notebook: str
+    uses: tuple[int, ...] = ()
 
     @property
     def marker(self) -> str:
@@ -29,9 +32,10 @@ class Lab:
 LABS: tuple[Lab, ...] = (
     Lab(1, "record parsing", "records", "parse_compaction_entry", "01_record_parsing.ipynb"),
     Lab(2, "interaction grouping", "grouping", "group_interactions", "02_interaction_grouping.ipynb"),
-    Lab(3, "budget projection", "budget", "build_context", "03_budget_projection.ipynb"),
-    Lab(4, "compaction creation", "compaction", "create_compaction_entry", "04_compaction_creation.ipynb"),
-    Lab(5, "repeated resumption", "resumption", "resume_point", "05_repeated_resumption.ipynb"),
+    Lab(3, "budget projection", "budget", "build_context", "03_budget_projection.ipynb", uses=(2, 5)),
+    Lab(4, "compaction creation", "compaction", "create_compaction_entry", "04_compaction_creation.ipynb",
+        uses=(1, 2, 5)),
+    Lab(5, "repeated resumption", "resumption", "resume_point", "05_repeated_resumption.ipynb", uses=(2, 3)),
 )
 
 
