@@ -37,8 +37,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
+from . import sandbox
 from .course import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, Course, CourseError, add_course_option, require_released
 from .grades import grade_table, notebook_names, print_manual_grading_note, read_grades
+from .scoring import read_results, results_path, review_notes, score_submission
 from .third_party_warnings import ignore_nbgrader_add_submission_warning
 
 EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception|Interrupt): .{0,160})", re.MULTILINE)
@@ -51,24 +53,30 @@ KERNEL_START_FAILURE = re.compile(r"Address already in use|Kernel died before re
 """nbgrader log text of a kernel that failed to start (before any student code ran)."""
 
 
+NOTEBOOKS_NOT_EXECUTED = 3
+"""Worker exit status: the judge scored every lab, but nbgrader could not execute the notebooks."""
+
+
 @dataclass(frozen=True)
 class Outcome:
-    """How grading one student ended: ``status`` is ``graded``, ``failed`` or ``timed out``; ``log`` is the log file."""
+    """How grading one student ended: ``status`` is ``graded`` (the judge scored every lab), ``failed`` or
+    ``timed out``; ``executed`` says whether nbgrader executed the notebooks; ``log`` is the log file."""
 
     student: str
     status: str
     seconds: float
     log: Path
+    executed: bool = True
 
     @property
     def graded(self) -> bool:
         """True when autograde finished for this student."""
         return self.status == "graded"
 
-    def reason(self) -> str:
+    def reason(self, force: bool = False) -> str:
         """The last exception line of the log other than nbgrader's summary one (e.g. ``DeadKernelError:
-        Kernel died``), and the log's path; empty when graded."""
-        if self.graded:
+        Kernel died``), and the log's path; empty when graded (unless ``force``)."""
+        if self.graded and not force:
             return ""
         if self.status == "timed out":
             return f"still running after the submission timeout; see {self.log}"
@@ -113,10 +121,12 @@ def autograde(course: Course, students: list[str] | None = None, jobs: int = 1,
     chosen = select_students(course, students)
     require_released(course)
     waiting, running, done = list(chosen), {}, {}
+    slots = {}  # student -> sandbox slot (each concurrent worker's runners get their own sandbox user)
     while waiting or running:
         while waiting and len(running) < jobs:
             student = waiting.pop(0)
-            running[student] = _start_worker(course, student, timeout)
+            slots[student] = min(set(range(jobs)) - {slots[other] for other in running})
+            running[student] = _start_worker(course, student, timeout, slots[student])
             on_start(student)
         for student, (process, started) in list(running.items()):
             elapsed = time.monotonic() - started
@@ -126,20 +136,22 @@ def autograde(course: Course, students: list[str] | None = None, jobs: int = 1,
                 _kill(process)
                 status = "timed out"
             else:
-                status = "graded" if process.returncode == 0 else "failed"
+                status = "graded" if process.returncode in (0, NOTEBOOKS_NOT_EXECUTED) else "failed"
             del running[student]
-            done[student] = Outcome(student, status, elapsed, log_path(course, student))
+            done[student] = Outcome(student, status, elapsed, log_path(course, student),
+                                    executed=process.returncode == 0)
             on_done(done[student])
         time.sleep(0.1)
     return [done[student] for student in chosen]
 
 
-def _start_worker(course: Course, student: str, timeout: int) -> tuple[subprocess.Popen, float]:
+def _start_worker(course: Course, student: str, timeout: int, slot: int) -> tuple[subprocess.Popen, float]:
     log = log_path(course, student)
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as handle:
         process = subprocess.Popen(
-            [sys.executable, "-m", "workbook.autograde", str(course.root), student, "--timeout", str(timeout)],
+            [sys.executable, "-m", "workbook.autograde", str(course.root), student, "--timeout", str(timeout),
+             "--slot", str(slot)],
             stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
         )
     return process, time.monotonic()
@@ -163,23 +175,33 @@ def sqlite_busy_timeout(seconds: float) -> None:
             dbapi_connection.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
 
 
-def grade_one(course: Course, student: str, timeout: int) -> bool:
-    """Worker body: autograde ``student`` with nbgrader in this process; print nbgrader's log; return success."""
+def grade_one(course: Course, student: str, timeout: int, slot: int = 0) -> bool:
+    """Worker body: autograde ``student`` with nbgrader in this process (the notebooks, for feedback and the
+    cross-check), then let the judge score every lab (``workbook.scoring``); print nbgrader's log and the
+    judge's summary; return whether nbgrader executed the notebooks."""
     sqlite_busy_timeout(SQLITE_BUSY_TIMEOUT)
+    results_path(course, student).unlink(missing_ok=True)
     config = course.config()
     config.Execute.timeout = timeout
     api = course.api(config)
+    executed = False
     for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
         result = api.autograde(ASSIGNMENT, student, force=True, create=True)
         text = f"{result.get('log', '')}\n{result.get('error', '')}"
         print(f"[workbook] attempt {attempt}", text, sep="\n", flush=True)
-        if result["success"] or not KERNEL_START_FAILURE.search(text):
-            return bool(result["success"])
-    return False
+        executed = bool(result["success"])
+        if executed or not KERNEL_START_FAILURE.search(text):
+            break
+    results = score_submission(course, student, sandbox.detect("auto"), slot)
+    for lab in results["labs"]:
+        points = sum(lab["scores"].values())
+        print(f"[workbook] judge: lab {lab['lab']}: {points:g} points, {lab['status']}", flush=True)
+    return executed
 
 
 def worker_main(argv: list[str] | None = None) -> int:
-    """Worker entry point: ``python -m workbook.autograde COURSE STUDENT [--timeout S]``; exit 0 when graded."""
+    """Worker entry point: ``python -m workbook.autograde COURSE STUDENT [--timeout S] [--slot N]``; exit 0
+    when graded, ``NOTEBOOKS_NOT_EXECUTED`` when judged without executed notebooks, another status on failure."""
     ignore_nbgrader_add_submission_warning()  # nbgrader's own SQLAlchemy 2 noise in every log, see that module
     parser = argparse.ArgumentParser(prog="python -m workbook.autograde",
                                      description="Autograde one student's submission with nbgrader (the worker "
@@ -187,8 +209,9 @@ def worker_main(argv: list[str] | None = None) -> int:
     parser.add_argument("course", type=Path)
     parser.add_argument("student")
     parser.add_argument("--timeout", type=int, default=DEFAULT_CELL_TIMEOUT)
+    parser.add_argument("--slot", type=int, default=0, help="the sandbox slot of this worker (0 to jobs - 1)")
     args = parser.parse_args(argv)
-    return 0 if grade_one(Course(args.course), args.student, args.timeout) else 1
+    return 0 if grade_one(Course(args.course), args.student, args.timeout, args.slot) else NOTEBOOKS_NOT_EXECUTED
 
 
 def grade_with_progress(course: Course, students: list[str] | None, jobs: int, timeout: int,
@@ -214,10 +237,22 @@ def grade_with_progress(course: Course, students: list[str] | None, jobs: int, t
     return outcomes
 
 
+def status_text(course: Course, outcome: Outcome) -> str:
+    """The status column of ``outcome``: ``graded``, the labs whose grading hit a limit or a crash, notebooks
+    nbgrader could not execute, the cells marked for review; or why it failed."""
+    if not outcome.graded:
+        return f"[red]{outcome.status}[/]: {outcome.reason()}"
+    notes = [f"lab {lab['lab']}: {lab['status']}" for lab in (read_results(course, outcome.student) or {"labs": []})[
+        "labs"] if lab["status"] != "graded"]
+    if not outcome.executed:
+        notes.append(f"notebooks not executed, feedback incomplete: {outcome.reason(force=True)}")
+    notes += review_notes(course, outcome.student)
+    return "; ".join(["graded", *notes])
+
+
 def print_summary(course: Course, outcomes: list[Outcome], console: Console) -> None:
     """The per-student, per-lab table of the graded students, with each one's status."""
-    status = {outcome.student: outcome.status if outcome.graded else f"[red]{outcome.status}[/]: {outcome.reason()}"
-              for outcome in outcomes}
+    status = {outcome.student: status_text(course, outcome) for outcome in outcomes}
     with course.gradebook() as gradebook:
         grades = read_grades(gradebook, [outcome.student for outcome in outcomes])
         notebooks = notebook_names(gradebook)

@@ -27,10 +27,9 @@ from typing import Any
 import nbformat
 
 from .labs import LABS
-from .paths import NOTEBOOKS, SOLUTIONS
+from .paths import HIDDEN_CASES, NOTEBOOKS, SOLUTIONS
 from .reference import import_reference
 
-HIDDEN_CASES = Path(__file__).with_name("hidden_cases")
 VISIBLE_CASES = SOLUTIONS / "provided" / "cases"
 ID_KEYS = frozenset({"id", "parentId", "firstKeptEntryId", "toolCallId"})
 ID_ARGUMENTS = frozenset({"id", "first_kept_entry_id", "leaf_id"})

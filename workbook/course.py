@@ -11,7 +11,7 @@ The config written here carries the settings a module-based course needs:
   copies from ``source/``), while the instructor's copies of every other file (``provided/example.py``,
   ``errors.py``, ...) still overwrite whatever a student changed there.
 - ``Execute.timeout``: the per-cell timeout of autograde (``DEFAULT_CELL_TIMEOUT`` seconds).
-- ``GenerateFeedback.preprocessors`` adds ``workbook.feedback.HideHiddenTests``.
+- ``GenerateFeedback.preprocessors`` adds ``workbook.feedback.JudgeResults``.
 - ``ExportApp.plugin_class`` is ``workbook.export.LabCsvExportPlugin`` (also for ``nbgrader export``).
 """
 
@@ -32,7 +32,7 @@ from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
 from .labs import LABS
-from .paths import NOTEBOOKS, STARTERS
+from .paths import HIDDEN_CASES, NOTEBOOKS, STARTERS
 
 ASSIGNMENT = "compaction_labs"
 PACKAGE = "compaction_lab"
@@ -66,10 +66,10 @@ c.Autograde.exclude_overwriting = {{
 # Per-cell timeout (seconds) while autograding; a cell that runs longer is interrupted.
 c.Execute.timeout = {timeout}
 
-# Feedback shows that a hidden test failed and its grade_id, never its code.
+# Feedback: every test cell shows the judge's results (hidden cases by name and hint only).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
-    "workbook.feedback.HideHiddenTests",
+    "workbook.feedback.JudgeResults",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
 
@@ -181,7 +181,10 @@ def build(root: Path = DEFAULT_COURSE, db_url: str | None = None, force: bool = 
     nbgrader's default, the empty id, has no row in its ``course`` table, which only SQLite (without
     foreign-key checks) tolerates; PostgreSQL rejects the assignment.
 
-    ``force`` rewrites the config and ``source/`` of an existing course (submissions, grades and
+    The hidden cases are copied to ``grading/hidden_cases`` (outside ``source/``, so never released), where
+    the course's judge reads them and an instructor may edit them.
+
+    ``force`` rewrites the config, ``source/`` and the hidden cases of an existing course (submissions, grades and
     the gradebook are kept). Raises ``CourseError`` if the course exists without ``force`` or if
     ``notebooks`` holds no ``.ipynb`` file.
     """
@@ -201,6 +204,10 @@ def build(root: Path = DEFAULT_COURSE, db_url: str | None = None, force: bool = 
     for notebook in found:
         shutil.copyfile(notebook, course.source / notebook.name)
     shutil.copytree(starters, course.source / PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    hidden = course.root / "grading" / "hidden_cases"
+    if hidden.exists():
+        shutil.rmtree(hidden)
+    shutil.copytree(HIDDEN_CASES, hidden, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     with course.gradebook():
         pass  # creates the database and its tables
     return course

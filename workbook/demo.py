@@ -50,9 +50,11 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
     if failed:
         raise CourseError(f"autograde failed for {', '.join(failed)}; see {course.root / 'logs' / 'autograde'}")
     console.rule("feedback and export")
-    pages = feedback(course)
-    console.print(f"feedback: {sum(map(len, pages.values()))} HTML pages under {course.root / 'feedback'}, "
-                  "no hidden-test code in them")
+    report = feedback(course)
+    if report.withheld:
+        raise CourseError(f"feedback withheld for {', '.join(report.withheld)}")
+    console.print(f"feedback: {sum(map(len, report.pages.values()))} HTML pages under {course.root / 'feedback'}, "
+                  "each test cell showing the judge's results")
     console.print(f"grades: {export(course)}")
     with course.gradebook() as gradebook:
         return read_grades(gradebook, list(SAMPLES))

@@ -1,22 +1,17 @@
-"""``workbook feedback``: nbgrader's HTML feedback, with hidden tests kept hidden.
+"""``workbook feedback``: nbgrader's HTML feedback, with every test cell showing the judge's results.
 
-nbgrader renders the autograded notebook, where grade cells carry their full source again,
-hidden tests included, and a failing hidden assert shows its code in the traceback.
-``HideHiddenTests`` (in ``GenerateFeedback.preprocessors``, see ``workbook.course``) fixes that
-for every cell holding a hidden-test region:
+nbgrader renders each autograded notebook. What the student's kernel printed in a test cell came from the
+student's process, so ``JudgeResults`` (in ``GenerateFeedback.preprocessors``, see ``workbook.course``)
+replaces the outputs of every autograded cell with the judge's results for that cell, one line per case:
 
-- the region is removed from the shown source (nbgrader's ``ClearHiddenTests``);
-- in an error's traceback, a frame of this cell's code becomes ``Cell GRADE_ID, line N: hidden
-  test (code not shown)``, or the one visible line when the error is in the visible part;
-  frames in files (the student's own module) stay as they are;
-- when a hidden line called into the error and the error was not raised by the student's own
-  lab module (a failed assert, or a failure reported by a test helper such as ``checks.expect``),
-  its message is replaced by ``hidden test failed in GRADE_ID``: such a message describes the
-  hidden test (what it called, what it expected). The student's own exceptions keep theirs;
-- other outputs of the cell (prints, warnings) are dropped, with a note.
+- a visible case: ``✓ name: the call`` or ``✗ name: called ..., got ..., expected ...`` (cut to
+  ``MESSAGE_CHARS``);
+- a hidden case: ``✓ hidden test name`` or ``✗ hidden test name: the instructor's hint``. Nothing of a
+  hidden case's inputs, code or of what the student's code did with them is shown.
 
-So the student sees that a hidden test failed, which cell (its ``grade_id``) and the score,
-and never the test's code. ``check_feedback`` verifies the generated HTML anyway.
+The scores on the page are the gradebook's, which the judge wrote. Feedback is generated student by
+student: a page that fails to render or shows a hidden case's call is removed, that student is named, and
+the others get theirs.
 """
 
 from __future__ import annotations
@@ -24,79 +19,61 @@ from __future__ import annotations
 import argparse
 import html
 import re
+import shutil
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
-from nbgrader.preprocessors import ClearHiddenTests
+from nbformat.v4 import new_output
 from rich.console import Console
+from traitlets import Bool
 
-from .course import ASSIGNMENT, LAB_MODULES, Course, CourseError, add_course_option
+from .course import ASSIGNMENT, Course, CourseError, add_course_option
 from .grades import course_grades, print_manual_grading_note
-from .release import HIDDEN, leaks, notebook_secrets
+from .scoring import course_case_book, read_results
 
-ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-CELL_FRAME = re.compile(r"Cell In\[(?P<count>\d+)\], line (?P<line>\d+)")
-FILE_FRAME = re.compile(r"^\s*File ")
-STUDENT_MODULE = re.compile(r"^\s*File .*(?:" + "|".join(re.escape(module) for module in LAB_MODULES) + r"):\d+")
-DROPPED_NOTE = "(Output of a cell with hidden tests is not shown in feedback.)\n"
+MESSAGE_CHARS = 400
+"""A failed visible case's sentence is cut to this many characters on the page."""
 
 
-class FeedbackLeakError(CourseError):
-    """Generated feedback holds hidden-test code; the message lists the file and the line."""
+def case_lines(cases: list[dict]) -> str:
+    """The text shown in a test cell for the judge's ``cases`` of that cell (see the module)."""
+    lines = []
+    for case in cases:
+        name = case["key"].split("/", 1)[1]
+        mark = "✓" if case["status"] == "passed" else "✗"
+        if case["hidden"]:
+            lines.append(f"{mark} hidden test {name}" + ("" if mark == "✓" else f": {case['hint']}"))
+        elif mark == "✓":
+            lines.append(f"✓ {name}: {case['call']}")
+        else:
+            message = case["message"]
+            cut = message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + " ..."
+            lines.append(f"✗ {name}: {cut}")
+    return "\n".join(lines) + "\n"
 
 
-def hidden_line_numbers(source: str, begin: str, end: str) -> set[int]:
-    """1-based numbers of the lines of ``source`` from a ``begin`` delimiter line to its ``end`` line, inclusive."""
-    numbers, inside = set(), False
-    for number, line in enumerate(source.splitlines(), start=1):
-        if begin in line:
-            inside = True
-        if inside:
-            numbers.add(number)
-        if end in line:
-            inside = False
-    return numbers
+class JudgeResults(Preprocessor):
+    """Feedback preprocessor: each autograded cell's outputs become the judge's results for it."""
 
+    enabled = Bool(True, help="nbconvert runs a preprocessor only when enabled").tag(config=True)
 
-class HideHiddenTests(ClearHiddenTests):
-    """Feedback preprocessor: remove hidden tests from sources and from error tracebacks (see the module)."""
-
-    def preprocess_cell(self, cell: NotebookNode, resources: dict, cell_index: int) -> tuple[NotebookNode, dict]:
-        """Redact the outputs of a cell with hidden tests, then clear the hidden tests from its source."""
-        if cell.cell_type == "code" and self.begin_test_delimeter in cell.source:
-            cell.outputs = self._redacted_outputs(cell)
-        return super().preprocess_cell(cell, resources, cell_index)
-
-    def _redacted_outputs(self, cell: NotebookNode) -> list[NotebookNode]:
-        hidden = hidden_line_numbers(cell.source, self.begin_test_delimeter, self.end_test_delimeter)
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id", "this cell")
-        errors = [self._redact_error(output, cell, hidden, grade_id)
-                  for output in cell.outputs if output.output_type == "error"]
-        if len(errors) < len(cell.outputs):
-            errors.insert(0, NotebookNode(output_type="stream", name="stdout", text=DROPPED_NOTE))
-        return errors
-
-    def _redact_error(self, output: NotebookNode, cell: NotebookNode, hidden: set[int], grade_id: str) -> NotebookNode:
-        lines = cell.source.splitlines()
-        traceback, called_from_hidden, innermost_is_student = [], False, False
-        for entry in output.traceback:
-            plain = ANSI.sub("", entry)
-            frame = CELL_FRAME.search(plain)
-            if frame and int(frame["count"]) == cell.execution_count:
-                number = int(frame["line"])
-                called_from_hidden = number in hidden or number > len(lines)
-                innermost_is_student = False
-                traceback.append(f"Cell {grade_id}, line {number}: hidden test (code not shown)" if called_from_hidden
-                                 else f"Cell {grade_id}, line {number}:\n----> {number} {lines[number - 1]}")
-                continue
-            if frame or FILE_FRAME.match(plain):
-                innermost_is_student = bool(STUDENT_MODULE.search(plain))
-            traceback.append(entry)
-        evalue = output.evalue
-        if called_from_hidden and not innermost_is_student:
-            evalue = f"hidden test failed in {grade_id}"
-            traceback[-1] = f"{output.ename}: {evalue}"
-        return NotebookNode(output_type="error", ename=output.ename, evalue=evalue, traceback=traceback)
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        """Replace the outputs of every autograded cell of ``nb`` by ``case_lines`` of its cases."""
+        course = Course(Path(self.config.CourseDirectory.root or "."))
+        results = read_results(course, resources["nbgrader"]["student"]) or {"labs": []}
+        by_cell: dict[str, list[dict]] = {}
+        for lab in results["labs"]:
+            for case in lab["cases"]:
+                by_cell.setdefault(case["grade_id"], []).append(case)
+        for cell in nb.cells:
+            flags = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "code" and flags.get("grade") and not flags.get("solution"):
+                cases = by_cell.get(flags.get("grade_id"), [])
+                text = case_lines(cases) if cases else "This cell was not judged.\n"
+                cell.outputs = [new_output("stream", name="stdout", text=text)]
+        return nb, resources
 
 
 def html_text(path: Path) -> str:
@@ -104,47 +81,78 @@ def html_text(path: Path) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8", errors="replace")))
 
 
-def check_feedback(course: Course, students: list[str]) -> None:
-    """Raise ``FeedbackLeakError`` if a feedback HTML file of ``students`` shows a line of a hidden test."""
-    secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")), (HIDDEN,))
-    pages = [page for student in students for page in sorted(course.feedback(student).glob("*.html"))]
-    problems = leaks(secrets, pages, read=html_text)
-    if problems:
-        raise FeedbackLeakError("feedback shows hidden tests:\n  " + "\n  ".join(problems))
+def hidden_calls(course: Course) -> list[str]:
+    """How each of the course's hidden cases calls its function: text that must never reach a student."""
+    return sorted({case.call for case in course_case_book(course).cases if case.hidden})
 
 
-def feedback(course: Course) -> dict[str, list[Path]]:
-    """Generate feedback for every autograded student, check it, and return ``{student: [html files]}``.
+def shown_secrets(pages: list[Path], secrets: list[str]) -> list[str]:
+    """``file: shows 'call'`` for every page of ``pages`` that shows one of ``secrets``."""
+    problems = []
+    for page in pages:
+        text = html_text(page)
+        problems += [f"{page}: shows {secret!r}" for secret in secrets if secret in text]
+    return problems
 
-    Raises ``CourseError`` with nbgrader's log if generation fails, ``FeedbackLeakError`` if the check fails.
+
+@dataclass
+class FeedbackReport:
+    """What ``feedback`` made: ``pages`` per student, and the students whose feedback was ``withheld`` (why)."""
+
+    pages: dict[str, list[Path]] = field(default_factory=dict)
+    withheld: dict[str, str] = field(default_factory=dict)
+
+
+def feedback(course: Course) -> FeedbackReport:
+    """Generate and check the feedback of every autograded student, one at a time (see the module).
+
+    Raises ``CourseError`` when nothing is autograded yet.
     """
     students = sorted(path.parent.name for path in (course.root / "autograded").glob(f"*/{ASSIGNMENT}"))
     if not students:
         raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
-    result = course.api().generate_feedback(ASSIGNMENT, force=True)
-    if not result["success"]:
-        raise CourseError(f"nbgrader generate_feedback failed:\n{result.get('log', '')}{result.get('error', '')}")
-    check_feedback(course, students)
-    return {student: sorted(course.feedback(student).glob("*.html")) for student in students}
+    secrets = hidden_calls(course)
+    api = course.api()
+    report = FeedbackReport()
+    for student in students:
+        result = api.generate_feedback(ASSIGNMENT, student, force=True)
+        pages = sorted(course.feedback(student).glob("*.html"))
+        problems = [] if result["success"] else [_last_line(result)]
+        problems += shown_secrets(pages, secrets)
+        if problems:
+            shutil.rmtree(course.feedback(student), ignore_errors=True)
+            report.withheld[student] = problems[0]
+        else:
+            report.pages[student] = pages
+    return report
+
+
+def _last_line(result: dict) -> str:
+    text = f"{result.get('log', '')}\n{result.get('error', '')}".strip().splitlines()
+    return f"nbgrader generate_feedback failed: {text[-1] if text else 'no log'}"
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook feedback``."""
-    parser = subparsers.add_parser("feedback", help="HTML feedback per student, hidden tests kept hidden",
+    parser = subparsers.add_parser("feedback", help="HTML feedback per student from the judge's results",
                                    description="Generate nbgrader's HTML feedback for every autograded student "
-                                   "(feedback/STUDENT/compaction_labs/*.html) and check that no page shows "
-                                   "hidden-test code: a failed hidden test shows only its grade_id. Run it after "
-                                   "the hand-graded answers are graded, or again once they are.")
+                                   "(feedback/STUDENT/compaction_labs/*.html), each test cell showing the judge's "
+                                   "results: visible cases with what was called, what came back and what was "
+                                   "expected; hidden cases by name, with a hint when they failed. A page that cannot "
+                                   "be made clean is withheld for that student alone. Run it after the hand-graded "
+                                   "answers are graded, or again once they are.")
     add_course_option(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
-    """Run ``workbook feedback`` with the parsed ``args``; return the exit code."""
+    """Run ``workbook feedback`` with the parsed ``args``; return the exit code (1 if any page was withheld)."""
     course = Course(args.course)
-    pages = feedback(course)
-    for student, files in pages.items():
+    report = feedback(course)
+    for student, files in report.pages.items():
         console.print(f"{student}: {len(files)} pages in {course.feedback(student)}")
-    console.print("checked: no hidden-test code in any page")
+    for student, why in report.withheld.items():
+        console.print(f"[red]{student}: feedback withheld[/] ({why})", highlight=False)
+    console.print("checked: every test cell shows the judge's results; no hidden case's call on any page")
     print_manual_grading_note(console, course_grades(course), "these pages show them as 0")
-    return 0
+    return 1 if report.withheld else 0

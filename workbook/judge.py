@@ -47,12 +47,14 @@ RUNNER = "compaction_lab.provided.runner"
 @dataclasses.dataclass(frozen=True)
 class CaseResult:
     """One case as judged: its key, grade cell, whether hidden, status (``passed``, ``failed``, ``not
-    started``, ``crashed``, ``timed out``), the sentence a student may see (visible cases only) and the hint."""
+    started``, ``crashed``, ``timed out``), the call and the sentence a student may see (both empty for a
+    hidden case, whose inputs are never shown) and the hint."""
 
     key: str
     grade_id: str
     hidden: bool
     status: str
+    call: str
     message: str
     hint: str
 
@@ -227,14 +229,20 @@ def judge_lab(package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolat
         if plain.passed and not second.passed:
             status = "failed"
             message = f"passed as shown, but not with its ids renamed: {second.message}"
-        results.append(CaseResult(case.key, case.grade_id, case.hidden, status,
-                                  "" if status == "passed" else message, case.hint))
-    scores = {grade_id: points if all(result.passed for result in results if result.grade_id == grade_id) else 0.0
+        shown = not case.hidden
+        results.append(CaseResult(case.key, case.grade_id, case.hidden, status, case.call if shown else "",
+                                  message if shown and status != "passed" else "", case.hint))
+    scores = {grade_id: points if _all_passed([result for result in results if result.grade_id == grade_id]) else 0.0
               for grade_id, points in book.points.items() if grade_id.startswith(f"lab{lab}_")}
     crashed = [result for result in results if result.status in ("crashed", "timed out")]
     status = "graded" if not crashed else f"{len(crashed)} case(s) {crashed[0].status}: " \
         f"{crashed[0].message.split(': ', 1)[-1][:200]}"
     return LabVerdict(lab, tuple(results), scores, status, (output + more_output)[:OUTPUT_BYTES])
+
+
+def _all_passed(results: list[CaseResult]) -> bool:
+    """A grade cell earns its points when it has cases and every one passed (no cases: no points)."""
+    return bool(results) and all(result.passed for result in results)
 
 
 def judge_submission(package: Path, book: CaseBook, isolation: sandbox.Isolation, slot: int = 0,
