@@ -29,6 +29,7 @@ COMMANDS = (
     "workbook.grades",
     "workbook.feedback",
     "workbook.export",
+    "workbook.report",
     "workbook.practice",  # practice, check
     "workbook.demo",
     "workbook.inspect",

@@ -12,7 +12,8 @@ passes when it and its twin pass; a grade cell earns its points when all its cas
 
 Limits: a case that runs longer than ``CASE_SECONDS`` is stopped and fails as timed out; a runner that
 crashes or calls ``os._exit`` fails the case it was running; the runner is then started again for the
-remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all; what the
+remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all (the visible
+cases half of it), after which the cases left fail as timed out; what the
 code prints is drained and capped (``OUTPUT_BYTES`` kept), never scored; reports over ``REPORT_BYTES``
 fail the lab.
 """
@@ -37,8 +38,8 @@ from .labs import LABS
 from .paths import SOLUTIONS, STARTERS
 from .reference import import_reference
 
-CASE_SECONDS = 10.0
-LAB_SECONDS = 60.0
+CASE_SECONDS = 5.0
+LAB_SECONDS = 30.0
 OUTPUT_BYTES = 64 * 1024
 REPORT_BYTES = 16 * 1024 * 1024
 RUNNER = "compaction_lab.provided.runner"
@@ -216,9 +217,10 @@ def judge_lab(package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolat
     twins = {case.key: dataclasses.replace(twin(case, suffix), name=f"{case.name}~twin") for case in cases}
     visible = [case for case in cases if not case.hidden]
     secret = [case for case in cases if case.hidden] + list(twins.values())
-    deadline = time.monotonic() + LAB_SECONDS
-    observed, output = run_cases(package, lab, visible, isolation, slot, deadline) if visible else ({}, "")
-    more, more_output = run_cases(package, lab, secret, isolation, slot, deadline + LAB_SECONDS)
+    start = time.monotonic()
+    observed, output = run_cases(package, lab, visible, isolation, slot, start + LAB_SECONDS / 2) if visible \
+        else ({}, "")
+    more, more_output = run_cases(package, lab, secret, isolation, slot, start + LAB_SECONDS)
     observed.update(more)
     results = []
     for case in cases:
