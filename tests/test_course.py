@@ -11,7 +11,8 @@ import pytest
 from workbook.cli import main
 from workbook.course import ASSIGNMENT, Course, CourseError, build
 from workbook.paths import NOTEBOOKS, STARTERS
-from workbook.release import HIDDEN, ReleaseLeakError, check_release, notebook_secrets, release
+from workbook.release import SOLUTION, ReleaseLeakError, check_release, notebook_secrets, release
+from workbook.scoring import course_case_book
 from workbook.starters import MarkerError, modules, replace_region
 
 LAB_MODULES = ["compaction_lab/records.py", "compaction_lab/grouping.py", "compaction_lab/budget.py",
@@ -84,15 +85,14 @@ def test_release_holds_no_hidden_test_no_solution_and_the_starter_package(releas
 
 
 @pytest.mark.slow
-def test_release_check_names_a_leaked_hidden_test(released):
-    secrets = notebook_secrets(sorted(released.source.glob("*.ipynb")), (HIDDEN,))
-    where, lines = next(iter(secrets.items()))  # "NB.ipynb grade_id", its hidden lines
-    target = released.release / where.split()[0]
+def test_release_check_names_a_leaked_hidden_case(released):
+    hidden = next(case for case in course_case_book(released).cases if case.hidden)
+    target = released.release / "03_budget_projection.ipynb"
     original = target.read_text()
-    leaked = {"cell_type": "markdown", "metadata": {}, "source": lines[0]}
+    leaked = {"cell_type": "markdown", "metadata": {}, "source": f"Hint: {hidden.call}"}
     try:
         target.write_text(original.replace('"cells": [', '"cells": [' + json.dumps(leaked) + ",", 1))
-        with pytest.raises(ReleaseLeakError, match=where.split()[1]):
+        with pytest.raises(ReleaseLeakError, match=f"hidden case {hidden.key}"):
             check_release(released)
     finally:
         target.write_text(original)
@@ -109,7 +109,7 @@ def test_replace_region_keeps_markers_and_indent():
 
 @pytest.mark.slow
 def test_release_check_finds_a_leaked_line_with_quotes(released):
-    secrets = notebook_secrets(sorted(released.source.glob("*.ipynb")), (HIDDEN,))
+    secrets = notebook_secrets(sorted(released.source.glob("*.ipynb")), (SOLUTION,))
     where, line = next((where, line) for where, lines in secrets.items() for line in lines if '"' in line)
     target = released.release / where.split()[0]
     original = target.read_text()
