@@ -67,19 +67,20 @@ class CaseResult:
 
 @dataclasses.dataclass(frozen=True)
 class LabVerdict:
-    """One lab of one submission: every case's result, each grade cell's points, and a status note
-    (``graded``, or what went wrong: ``could not import budget.py: SyntaxError: ...``)."""
+    """One lab of one submission: every case's result, each grade cell's points and extra-credit points, and
+    a status note (``graded``, or what went wrong: ``could not import budget.py: SyntaxError: ...``)."""
 
     lab: int
     cases: tuple[CaseResult, ...]
     scores: dict[str, float]
     status: str
     output: str = ""
+    extra: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the results file."""
-        return {"lab": self.lab, "status": self.status, "scores": self.scores, "output": self.output,
-                "cases": [dataclasses.asdict(case) for case in self.cases]}
+        return {"lab": self.lab, "status": self.status, "scores": self.scores, "extra": self.extra,
+                "output": self.output, "cases": [dataclasses.asdict(case) for case in self.cases]}
 
 
 def assemble(package: Path, lab: int, dest: Path) -> Path:
@@ -234,12 +235,14 @@ def judge_lab(package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolat
         shown = not case.hidden
         results.append(CaseResult(case.key, case.grade_id, case.hidden, status, case.call if shown else "",
                                   message if shown and status != "passed" else "", case.hint))
-    scores = {grade_id: points if _all_passed([result for result in results if result.grade_id == grade_id]) else 0.0
-              for grade_id, points in book.points.items() if grade_id.startswith(f"lab{lab}_")}
+    passed = {grade_id: _all_passed([result for result in results if result.grade_id == grade_id])
+              for grade_id in book.points if grade_id.startswith(f"lab{lab}_")}
+    scores = {grade_id: book.points[grade_id] if ok else 0.0 for grade_id, ok in passed.items()}
+    extra = {grade_id: book.extra[grade_id] if ok else 0.0 for grade_id, ok in passed.items() if grade_id in book.extra}
     crashed = [result for result in results if result.status in ("crashed", "timed out")]
     status = "graded" if not crashed else f"{len(crashed)} case(s) {crashed[0].status}: " \
         f"{crashed[0].message.split(': ', 1)[-1][:200]}"
-    return LabVerdict(lab, tuple(results), scores, status, (output + more_output)[:OUTPUT_BYTES])
+    return LabVerdict(lab, tuple(results), scores, status, (output + more_output)[:OUTPUT_BYTES], extra)
 
 
 def _all_passed(results: list[CaseResult]) -> bool:

@@ -87,7 +87,8 @@ def reviews(verdicts: list[LabVerdict], kernel: dict[str, float | None], book: C
 
 
 def write_scores(gradebook: Gradebook, student: str, verdicts: list[LabVerdict]) -> None:
-    """Set every judged grade cell's ``auto_score`` (creating the submission's rows if nbgrader made none)."""
+    """Set every judged grade cell's ``auto_score`` and, for an extra-credit cell, its ``extra_credit``
+    (creating the submission's rows if nbgrader made none)."""
     try:
         gradebook.find_submission(ASSIGNMENT, student)
     except MissingEntry:
@@ -98,6 +99,8 @@ def write_scores(gradebook: Gradebook, student: str, verdicts: list[LabVerdict])
         for grade_id, points in lab.scores.items():
             grade = gradebook.find_grade(grade_id, notebooks[lab.lab], ASSIGNMENT, student)
             grade.auto_score = points
+            if grade_id in lab.extra:
+                grade.extra_credit = lab.extra[grade_id]
             grade.needs_manual_grade = False
     gradebook.db.commit()
 
