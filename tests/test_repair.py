@@ -11,7 +11,7 @@ import pytest
 from compaction_lab.budget import BudgetOptions, build_context
 from compaction_lab.compaction import create_compaction_entry
 from compaction_lab.grouping import group_interactions
-from compaction_lab.provided.errors import InteractionError
+from compaction_lab.provided.errors import CompactionError, InteractionError
 from compaction_lab.provided.estimators import chars4
 from compaction_lab.provided.example import example_entries, example_summary
 from compaction_lab.provided.pi_import import load_pi_session
@@ -153,11 +153,16 @@ def test_after_repair_the_labs_run_on_real_sessions_and_keep_calls_with_results(
         got = (context.reason, len(context.kept_entry_ids), context.kept_entry_ids[0], context.tokens.messages)
         assert got == EXPECTED_CONTEXTS[name][window]
         assert_every_call_has_its_result(context.messages)
-        # Compact at the budget boundary (the first kept entry), append, resume.
-        compaction = create_compaction_entry(
-            repaired.path, id=f"compact-{window}", timestamp=repaired.path[-1]["timestamp"] + 1,
-            summary=example_summary(), first_kept_entry_id=context.kept_entry_ids[0],
-            tokens_before=context.tokens.total)
+        # Compact at the budget boundary (the first kept entry), append, resume. When everything fits, the
+        # boundary is the path's first message: a compaction there would compact nothing and is refused.
+        arguments = {"id": f"compact-{window}", "timestamp": repaired.path[-1]["timestamp"] + 1,
+                     "summary": example_summary(), "first_kept_entry_id": context.kept_entry_ids[0],
+                     "tokens_before": context.tokens.total}
+        if context.reason == "complete":
+            with pytest.raises(CompactionError, match=context.kept_entry_ids[0]):
+                create_compaction_entry(repaired.path, **arguments)
+            continue
+        compaction = create_compaction_entry(repaired.path, **arguments)
         assert compaction["parentId"] == repaired.path[-1]["id"]
         resumed = build_context([*repaired.path, compaction], options)
         assert resumed.compaction_id == f"compact-{window}"

@@ -1,10 +1,12 @@
-"""Drivers: functions that play a session store through a short scenario and return what they saw.
+"""Drivers: lab functions played through a short scenario the way their callers use them, for the cases.
 
-A case (``provided/cases``) is one call whose result is plain data. A store is an object with a life
-(append, hand out copies, close, open again), so lab 1's store cases call one of these drivers
-instead: it runs the scenario on fresh copies of its arguments (the case's inputs stay unchanged) and
-returns its observations as a dict of plain data, or lets the store's error through. The stores parse
-every entry with ``parse_session_entry``, so a compaction entry reaches your ``parse_compaction_entry``.
+A case (``provided/cases``) is one call whose result is plain data. Some behaviours only show when a
+caller does more than one call: a store appends, hands out copies, closes and opens again; a compaction
+entry is appended to a store; a caller changes a context and builds again. Each driver here runs such a
+scenario on fresh copies of its arguments (the case's inputs stay unchanged) and returns what it saw as
+plain data, or lets the error through. The stores parse every entry with ``parse_session_entry``, so a
+compaction entry reaches your ``parse_compaction_entry``; the lab functions are looked up when a driver
+runs, so it always calls the module as it is now.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .. import budget, compaction
 from ..records import Entry
 from .checks import entry_ids
 from .stores import InMemorySessionStore, JsonlSessionStore, path_to
@@ -75,3 +78,26 @@ def jsonl_reopen(entries: list[Entry]) -> dict[str, Any]:
         reopened = JsonlSessionStore(file)
         return {"entries": reopened.entries(), "read_only": reopened.read_only,
                 "lines": len(file.read_text(encoding="utf-8").splitlines())}
+
+
+def append_compaction(entries: list[Entry], **arguments: Any) -> list[str]:
+    """Lab 4 as its caller uses it: ``create_compaction_entry(entries, **arguments)``, then ``entries`` and
+    the new entry appended in order to a new ``InMemorySessionStore``. Returns the ids of the store's path
+    from the root to the new entry (``path_to``, ``arguments["id"]``). Raises what the lab or the store
+    raises (``SessionEntryError`` for a malformed entry, ``SessionStoreError`` for an unknown parent)."""
+    entry = compaction.create_compaction_entry(entries, **arguments)
+    store = InMemorySessionStore()
+    for item in [*entries, entry]:
+        store.append(item)
+    return entry_ids(path_to(store.entries(), arguments["id"]))
+
+
+def rebuild_context_after_changes(active_path: list[Entry], options: budget.BudgetOptions) -> dict[str, Any]:
+    """``build_context(active_path, options)`` twice; between the two builds the caller scribbles on every
+    message of the first context (``scribble``). Returns ``{"first": the first context as built, "second":
+    the second context}``: equal, and equal to a single build, when nothing the caller holds is shared with
+    the path or with what the next build uses."""
+    first = budget.build_context(active_path, options)
+    as_built = copy.deepcopy(first)
+    scribble(first.messages)
+    return {"first": as_built, "second": budget.build_context(active_path, options)}
