@@ -40,7 +40,7 @@ from sqlalchemy.engine import Engine
 from . import sandbox
 from .course import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, Course, CourseError, add_course_option, require_released
 from .grades import grade_table, notebook_names, print_manual_grading_note, read_grades
-from .scoring import read_results, results_path, review_notes, score_submission
+from .scoring import print_review_notes, read_results, results_path, review_cells, score_submission
 from .third_party_warnings import ignore_nbgrader_add_submission_warning
 
 EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception|Interrupt): .{0,160})", re.MULTILINE)
@@ -246,7 +246,9 @@ def status_text(course: Course, outcome: Outcome) -> str:
         "labs"] if lab["status"] != "graded"]
     if not outcome.executed:
         notes.append(f"notebooks not executed, feedback incomplete: {outcome.reason(force=True)}")
-    notes += review_notes(course, outcome.student)
+    review = review_cells(course, outcome.student)
+    if review:
+        notes.append(f"review {len(review)} cell{'s' if len(review) != 1 else ''}")
     return "; ".join(["graded", *notes])
 
 
@@ -258,6 +260,7 @@ def print_summary(course: Course, outcomes: list[Outcome], console: Console) -> 
         notebooks = notebook_names(gradebook)
     console.print(grade_table(grades, notebooks, status, title=f"autograde: {ASSIGNMENT}"))
     print_manual_grading_note(console, grades)
+    print_review_notes(console, course, [outcome.student for outcome in outcomes])
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

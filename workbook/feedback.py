@@ -11,7 +11,8 @@ replaces the outputs of every autograded cell with the judge's results for that 
 
 The scores on the page are the gradebook's, which the judge wrote. Feedback is generated student by
 student: a page that fails to render or shows a hidden case's call is removed, that student is named, and
-the others get theirs.
+the others get theirs. (A hidden case's call that is public anyway, e.g. a visible case shows the same
+call, is not a secret: ``release.hidden_case_secrets``.)
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from traitlets import Bool
 
 from .course import ASSIGNMENT, Course, CourseError, add_course_option
 from .grades import course_grades, print_manual_grading_note
-from .scoring import course_case_book, read_results
+from .release import hidden_case_secrets
+from .scoring import read_results
 
 MESSAGE_CHARS = 400
 """A failed visible case's sentence is cut to this many characters on the page."""
@@ -81,11 +83,6 @@ def html_text(path: Path) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8", errors="replace")))
 
 
-def hidden_calls(course: Course) -> list[str]:
-    """How each of the course's hidden cases calls its function: text that must never reach a student."""
-    return sorted({case.call for case in course_case_book(course).cases if case.hidden})
-
-
 def shown_secrets(pages: list[Path], secrets: list[str]) -> list[str]:
     """``file: shows 'call'`` for every page of ``pages`` that shows one of ``secrets``."""
     problems = []
@@ -111,7 +108,7 @@ def feedback(course: Course) -> FeedbackReport:
     students = sorted(path.parent.name for path in (course.root / "autograded").glob(f"*/{ASSIGNMENT}"))
     if not students:
         raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
-    secrets = hidden_calls(course)
+    secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
     api = course.api()
     report = FeedbackReport()
     for student in students:

@@ -128,7 +128,21 @@ def read_results(course: Course, student: str) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def review_notes(course: Course, student: str) -> list[str]:
-    """``review: lab3_trim_boundary (in-kernel 1, judge 0)``, when ``student``'s latest grading marked cells."""
+def review_cells(course: Course, student: str) -> list[str]:
+    """The cells ``student``'s latest grading marked for review, e.g. ``lab3_trim_boundary (in-kernel 1, judge 0)``."""
     results = read_results(course, student)
-    return [f"review: {', '.join(results['review'])}"] if results and results["review"] else []
+    return results["review"] if results else []
+
+
+REVIEW_NOTE = ("the notebook's in-kernel score and the judge's differ on the same visible cases (the gradebook "
+               "holds the judge's; a bug in another lab that the notebook runs, or a student's code tampering with "
+               "the notebook, shows here)")
+
+
+def print_review_notes(console: Any, course: Course, students: list[str]) -> None:
+    """One line per student with cells marked for review, and what a review mark means."""
+    marked = {student: cells for student in students if (cells := review_cells(course, student))}
+    for student, cells in marked.items():
+        console.print(f"[yellow]review {student}:[/] {', '.join(cells)}", highlight=False)
+    if marked:
+        console.print(f"review: {REVIEW_NOTE}", highlight=False)
