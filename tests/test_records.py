@@ -231,14 +231,14 @@ def tool_result_with(text: str) -> dict:
     ids=["user string", "user text block", "tool result text", "entry id", "metadata list item", "metadata key",
          "compaction goal"],
 )
-def test_a_lone_surrogate_is_refused_naming_the_entry_and_field(entry, named):
+def test_lab1_a_lone_surrogate_is_refused_naming_the_entry_and_field(entry, named):
     before = copy.deepcopy(entry)
     with pytest.raises(SessionEntryError, match=naming(*((named,) if isinstance(named, str) else named))):
         parse_session_entry(entry)
     assert entry == before
 
 
-def test_a_lone_surrogate_in_a_json_line_is_refused_and_never_written(tmp_path):
+def test_lab1_a_lone_surrogate_in_a_json_line_is_refused_and_never_written(tmp_path):
     line = ('{"type":"message","id":"u9","parentId":null,"timestamp":1,'
             '"message":{"role":"user","content":"cut \\ud83d"}}')
     assert "\\ud83d" in line and json.loads(line)["message"]["content"] == "cut \ud83d"
@@ -256,6 +256,6 @@ def test_a_lone_surrogate_in_a_json_line_is_refused_and_never_written(tmp_path):
         JsonlSessionStore(path)
 
 
-def test_a_whole_emoji_and_other_scripts_are_kept():
+def test_lab1_a_whole_emoji_and_other_scripts_are_kept():
     entry = example_entries()[0] | {"message": {"role": "user", "content": "emoji 😀 中文 \u0301"}}
     assert parse_session_entry(entry)["message"]["content"] == "emoji 😀 中文 \u0301"
