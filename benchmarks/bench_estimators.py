@@ -1,7 +1,7 @@
 """Benchmark: the token estimators against real tokenizers, per kind of text (figures, not a test).
 
-The tokenizers are the vocabulary files shipped inside the ``litellm`` wheel (``pip install
-litellm``; nothing is downloaded at run time and litellm itself is never imported): OpenAI's
+The tokenizers are the vocabulary files shipped inside the ``litellm`` wheel (the ``bench``
+extra; nothing is downloaded at run time and litellm itself is never imported): OpenAI's
 ``cl100k_base`` and ``o200k_base`` (read by ``tiktoken`` from litellm's folder, its cache files,
 each checked against its hash) and Anthropic's legacy Claude tokenizer and DeepSeek V3's (read by
 ``tokenizers``). For each sample of ``tests/fixtures/token-samples.json`` (English, code, Chinese,
@@ -14,7 +14,7 @@ and the time of each estimator over those texts against ``cl100k_base``'s encode
 ``--record`` writes the counts into the samples file, which the tests read (they never need a
 tokenizer): run it after changing a sample or the tokenizers.
 
-    pip install litellm && python benchmarks/bench_estimators.py [--record]
+    pip install -e '.[bench]' && python benchmarks/bench_estimators.py [--record]
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def tokenizers() -> dict[str, Tokenizer]:
     """The four real tokenizers from the litellm wheel's files, by name; exits with a message without it."""
     spec = importlib.util.find_spec("litellm")
     if spec is None or not spec.submodule_search_locations:
-        sys.exit("bench_estimators: needs the litellm wheel, which ships the tokenizer files: pip install litellm")
+        sys.exit("bench_estimators: needs the litellm wheel, which ships the tokenizer files: "
+                 "pip install -e '.[bench]'")
     folder = Path(spec.submodule_search_locations[0]) / "litellm_core_utils" / "tokenizers"
     os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
     import tiktoken
