@@ -10,7 +10,8 @@ The runner is the student's process: what it reports is evidence, never a verdic
 case here, with ``verdict`` against the reference solutions' own outcome, computed in this process. A case
 passes when it and its twin pass; a grade cell earns its points when all its cases pass.
 
-Limits: a case that runs longer than ``CASE_SECONDS`` is stopped and fails as timed out; a runner that
+Limits: importing the lab module may take ``IMPORT_SECONDS`` (a module that prints a lot at import is slow,
+not wrong); a case that runs longer than ``CASE_SECONDS`` is stopped and fails as timed out; a runner that
 crashes or calls ``os._exit`` fails the case it was running; the runner is then started again for the
 remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all (the visible
 cases half of it), after which the cases left fail as timed out; what the
@@ -39,7 +40,8 @@ from .paths import SOLUTIONS, STARTERS
 from .reference import import_reference
 
 CASE_SECONDS = 5.0
-LAB_SECONDS = 30.0
+IMPORT_SECONDS = 20.0
+LAB_SECONDS = 45.0
 OUTPUT_BYTES = 64 * 1024
 REPORT_BYTES = 16 * 1024 * 1024
 RUNNER = "compaction_lab.provided.runner"
@@ -159,8 +161,9 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
     open_streams = 2
     while open_streams:
         now = time.monotonic()
-        if now - last > CASE_SECONDS or now > deadline:
-            why = f"timed out: no report for {CASE_SECONDS:.0f} s" if now - last > CASE_SECONDS else \
+        allowed = CASE_SECONDS if b'"ready"' in report else IMPORT_SECONDS
+        if now - last > allowed or now > deadline:
+            why = f"timed out: no report for {allowed:.0f} s" if now - last > allowed else \
                 "timed out: the lab's time was used up"
             break
         for key, _ in selector.select(timeout=0.2):
