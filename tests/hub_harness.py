@@ -68,8 +68,8 @@ def shared_interpreter() -> Path | None:
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     for prefix in (Path(sys.base_prefix), Path("/usr")):
         interpreter = prefix / "bin" / version
-        folders = [prefix / "lib" / version, *interpreter.parents]
-        if interpreter.exists() and all(folder.stat().st_mode & stat.S_IXOTH for folder in folders):
+        paths = [interpreter, prefix / "lib" / version, *interpreter.parents]
+        if all(path.exists() and path.stat().st_mode & stat.S_IXOTH for path in paths):
             return interpreter
     return None
 

@@ -131,7 +131,8 @@ def private_home(spawner):
         home = pwd.getpwnam(spawner.user.name).pw_dir
     except KeyError:
         return  # no account here: a container spawner, whose home is a volume of its own
-    make_private(home)
+    if os.path.isdir(home):  # a missing one: LocalProcessSpawner starts the server elsewhere, nothing to hide
+        make_private(home)
 
 
 c.Spawner.pre_spawn_hook = private_home
