@@ -1,12 +1,13 @@
 """A real JupyterHub on 127.0.0.1 for the hub tests, started from deploy/jupyterhub/jupyterhub_config.py.
 
 ``running_hub(tmp)`` creates a Linux account for the instructor, each student and the grading account
-(as the deployment's step 3 does; deleted again on exit), starts JupyterHub (with configurable-http-proxy
-from the npm registry) and the course's grader service, and stops them on exit. The deployment's config
-is loaded unchanged except for the authenticator (SharedPasswordAuthenticator: one password for all)
-and where state, exchange, homes and ports go (a fresh directory, free ports): the spawner is the
-deployment's LocalProcessSpawner, so each server runs under its user's own uid, as on the real hub.
-A ``test-driver`` service with an API token stands in for the admin who starts servers. Needs root.
+(as the deployment's step 3 does; named ``student1-RUN`` and so on, deleted again on exit), starts
+JupyterHub (with configurable-http-proxy from the npm registry) and the course's grader service, and
+stops them on exit. The deployment's config is loaded unchanged except for the authenticator
+(SharedPasswordAuthenticator: one password for all) and where state, exchange, homes and ports go (a
+fresh directory, free ports): the spawner is the deployment's LocalProcessSpawner, so each server runs
+under its user's own uid, as on the real hub. A ``test-driver`` service with an API token stands in for
+the admin who starts servers. Needs root.
 
 The servers run ``shared_python``: this environment's packages under an interpreter every account may
 run (this environment's own may live where only root can reach, e.g. pyenv under /root).
@@ -46,9 +47,11 @@ from workbook.paths import REPO
 
 DEPLOY_CONFIG = REPO / "deploy" / "jupyterhub" / "jupyterhub_config.py"
 COURSE_ID = "compaction-workbook"
-INSTRUCTOR = "instructor1"
-STUDENTS = ("student1", "student2", "student3")
-GRADER = f"grader-{COURSE_ID}"
+RUN = secrets.token_hex(3)
+"""Suffix of this test process's account names: hub tests run side by side on one machine never share an account."""
+INSTRUCTOR = f"instructor1-{RUN}"
+STUDENTS = tuple(f"student{number}-{RUN}" for number in (1, 2, 3))
+GRADER = f"grader-{RUN}"
 PASSWORD = "workbook-test-password"
 DRIVER = "test-driver"
 ACCOUNT_MARK = "compaction-workbook hub test"
@@ -108,9 +111,9 @@ _HELD: set[str] = set()
 def accounts(homes: dict[str, Path]) -> Iterator[None]:
     """Create a Linux account per name of ``homes`` (its own group, that home); delete them on exit.
 
-    Accounts an enclosing block holds are used as they are. An account left by an interrupted run (marked
-    ``ACCOUNT_MARK``) is replaced; raises HubError naming any other existing account of that name, which
-    is never touched.
+    Accounts an enclosing block holds are used as they are. An existing account of such a name (``RUN``
+    makes that unlikely) is replaced if it is marked ``ACCOUNT_MARK``; otherwise raises HubError naming it,
+    and it is never touched.
     """
     missing = {name: home for name, home in homes.items() if name not in _HELD}
     for name in missing:
@@ -316,28 +319,45 @@ def running_hub(tmp: Path, before_start: Callable[[Path], None] | None = None) -
 
 
 @contextlib.contextmanager
-def _hub_process(tmp: Path, python: Path, env: dict[str, str]) -> Iterator[Client]:
-    """Run JupyterHub with ``python`` in ``env`` until exit; yield the driver's client of the hub's REST API."""
+def _hub_process(tmp: Path, python: Path, env: dict[str, str], attempts: int = 3) -> Iterator[Client]:
+    """Run JupyterHub with ``python`` in ``env`` until exit; yield the driver's client of the hub's REST API.
+
+    JupyterHub gives a managed service ten one-second tries to answer when it starts, then exits; on a busy
+    machine the grader service can miss them, so the hub is started up to ``attempts`` times for that reason
+    alone (the log of each try is kept: ``jupyterhub.log``, ``jupyterhub.log.1``, ...).
+    """
     driver_token = secrets.token_hex(16)
+    config = _hub_config(tmp, driver_token)
     url, state = env["WORKBOOK_HUB_URL"], Path(env["WORKBOOK_HUB_STATE"])
-    log = tmp / "jupyterhub.log"
-    with log.open("w") as log_file:
-        process = subprocess.Popen(
-            [str(python), "-m", "jupyterhub", "-f", str(_hub_config(tmp, driver_token))],
-            cwd=state, env=env, stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    try:
-        _wait_until_up(url, process, log)
-        yield Client(f"{url}/hub/api/", driver_token)
-    finally:
-        process.terminate()  # the hub stops its proxy, the grader service and the users' servers
+    for attempt in range(attempts):
+        log = tmp / ("jupyterhub.log" if attempt == 0 else f"jupyterhub.log.{attempt}")
+        with log.open("w") as log_file:
+            process = subprocess.Popen([str(python), "-m", "jupyterhub", "-f", str(config)], cwd=state, env=env,
+                                       stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        # A hub that failed to start leaves its proxy running; the deployment's config names its pid file.
-        proxy_pid = state / "jupyterhub-proxy.pid"
-        if proxy_pid.exists():
-            with contextlib.suppress(ProcessLookupError, ValueError):
-                os.kill(int(proxy_pid.read_text()), signal.SIGTERM)
+            _wait_until_up(url, process, log)
+        except HubError:
+            _stop(process, state)
+            if attempt + 1 < attempts and f"Cannot connect to {COURSE_ID} service" in log.read_text():
+                continue
+            raise
+        try:
+            yield Client(f"{url}/hub/api/", driver_token)
+        finally:
+            _stop(process, state)
+        return
+
+
+def _stop(process: subprocess.Popen, state: Path) -> None:
+    """Stop the hub ``process`` (it stops its proxy, the grader service and the users' servers) and its proxy."""
+    process.terminate()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    # A hub that failed to start leaves its proxy running; the deployment's config names its pid file.
+    proxy_pid = state / "jupyterhub-proxy.pid"
+    if proxy_pid.exists():
+        with contextlib.suppress(ProcessLookupError, ValueError):
+            os.kill(int(proxy_pid.read_text()), signal.SIGTERM)

@@ -3,6 +3,8 @@
 Every user is a Linux account of their own and every server runs under its user's uid, as on the real
 hub. What drives what (all HTTP through configurable-http-proxy, each person with their own hub token):
 
+(Names below drop the harness's per-run suffix: student1 is ``student1-RUN``.)
+
 - instructor1 types ``workbook build``, ``workbook release`` and ``workbook collect`` into a terminal of
   the course's grader service (Jupyter's terminal websocket), then releases to the exchange, collects and
   autogrades through the formgrader's REST API (``/services/<course>/formgrader/api/...``);
