@@ -25,6 +25,7 @@ DESCRIPTION = ("The compaction workbook's tools. Instructors: build, release, au
 COMMANDS = (
     "workbook.course",  # build
     "workbook.release",
+    "workbook.collect",
     "workbook.autograde",
     "workbook.grades",
     "workbook.feedback",
