@@ -25,14 +25,12 @@ import pytest
 import requests
 from hub_harness import free_port
 from jupyter_client.manager import start_new_kernel
+from test_hub import CHROMIUM, CHROMIUM_FLAGS, NO_HUB_EXTRA
 
 from workbook.paths import NOTEBOOKS, REPO, SOLUTIONS
 
 LAB3 = "03_budget_projection.ipynb"
 BROKEN = "\n\ndef broken(:\n    pass\n"
-CHROMIUM = shutil.which("chromium")
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"]
 SCREENSHOT = REPO / "test-artifacts" / "practice-lab3-syntax-error.png"
 NEW_HELPER = '''def fixed_costs(options: BudgetOptions, system: float) -> float:
     """What is left for messages once the fixed costs are paid."""
@@ -164,8 +162,7 @@ def test_practice_jupyterlab_has_no_instructor_tools_and_no_assignment_list(prac
 
 
 def test_a_saved_syntax_error_turns_lab3_red_naming_the_line_in_the_browser(practice_lab):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the hub extra is not installed: "
-                                   "pip install -e '.[test,hub]'")
+    sync_api = pytest.importorskip("playwright.sync_api", reason=NO_HUB_EXTRA)
     if CHROMIUM is None:
         pytest.skip("chromium is not installed: run scripts/install-system-deps.sh")
     base, token, folder = practice_lab

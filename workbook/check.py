@@ -25,7 +25,7 @@ from pathlib import Path
 from .errors import CourseError
 
 PACKAGE = "compaction_lab"
-RUNNER = "compaction_lab.provided.checklist"
+RUNNER = f"{PACKAGE}.provided.checklist"
 SECONDS = 60.0
 """How long the checks of all chosen labs may take before they are stopped (an endless loop, say)."""
 

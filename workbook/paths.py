@@ -9,7 +9,6 @@ REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions" / "compaction_lab"
 STARTERS = REPO / "starters" / "compaction_lab"
 NOTEBOOKS = REPO / "notebooks"
-TESTS = REPO / "tests"
 
 
 def script(name: str) -> str:
