@@ -144,8 +144,12 @@ def practice_lab(tmp_path_factory):
             time.sleep(0.5)
         yield base, token, folder
     finally:
-        server.terminate()
-        server.wait(timeout=60)
+        server.terminate()  # the workbook process became JupyterLab, which stops its kernels
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
 
 
 def test_practice_jupyterlab_has_no_instructor_tools_and_no_assignment_list(practice_lab):

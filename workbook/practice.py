@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NoReturn
 
 from rich.console import Console
 
@@ -60,14 +60,12 @@ def lab_command(workspace: Path, options: list[str] = ()) -> tuple[list[str], di
     return [sys.executable, "-m", "jupyterlab", str(workspace), *options], environment
 
 
-def start_lab(workspace: Path, options: list[str] = ()) -> int:
-    """Run JupyterLab on ``workspace`` in practice mode until it stops (Ctrl-C); return its exit code."""
+def start_lab(workspace: Path, options: list[str] = ()) -> NoReturn:
+    """Become JupyterLab on ``workspace`` in practice mode: this process is replaced (``os.execve``), so
+    Ctrl-C and a terminating signal reach JupyterLab itself, which stops its kernels."""
     command, environment = lab_command(workspace, options)
-    with subprocess.Popen(command, env=environment) as lab:
-        try:
-            return lab.wait()
-        except KeyboardInterrupt:  # JupyterLab got the same Ctrl-C and shuts down by itself
-            return lab.wait()
+    sys.stdout.flush()
+    os.execve(command[0], command, environment)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -100,4 +98,4 @@ def run(args: argparse.Namespace, console: Console) -> int:
         return 0
     console.print(f"starting JupyterLab on {workspace} (Ctrl-C stops it; `{start}` starts it again)\n"
                   f"check a lab from a terminal: {check}", highlight=False, soft_wrap=True)
-    return start_lab(workspace, args.lab_options)
+    start_lab(workspace, args.lab_options)
