@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import filecmp
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,8 +25,10 @@ def starter_modules() -> list[str]:
     return modules(STARTERS)
 
 
-def test_build_lays_out_source_config_and_gradebook(tmp_path):
+def test_build_lays_out_source_config_and_gradebook(tmp_path, capsys):
     assert main(["build", "--course", str(tmp_path / "course")]) == 0
+    next_step = capsys.readouterr().out.splitlines()[-1]
+    assert next_step == f"next: {Path(sys.executable).absolute().parent / 'workbook'} release"  # no venv on PATH
     course = Course(tmp_path / "course")
     assert sorted(path.name for path in course.source.glob("*.ipynb")) == sorted(
         path.name for path in NOTEBOOKS.glob("*.ipynb"))

@@ -31,8 +31,9 @@ from rich.console import Console
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from .errors import CourseError
 from .labs import LABS
-from .paths import HIDDEN_CASES, NOTEBOOKS, STARTERS
+from .paths import HIDDEN_CASES, NOTEBOOKS, STARTERS, script
 
 ASSIGNMENT = "compaction_labs"
 PACKAGE = "compaction_lab"
@@ -83,10 +84,6 @@ c.ExportApp.plugin_class = "workbook.export.LabCsvExportPlugin"
 _SCRIPTS = str(Path(sys.executable).parent)
 if os.environ.get("PATH", "").split(os.pathsep)[0] != _SCRIPTS:
     os.environ["PATH"] = os.pathsep.join([_SCRIPTS, os.environ.get("PATH", os.defpath)])
-
-
-class CourseError(RuntimeError):
-    """A course directory is missing, already built, or an nbgrader step failed; the message says which."""
 
 
 @dataclass(frozen=True)
@@ -240,5 +237,5 @@ def run(args: argparse.Namespace, console: Console) -> int:
     notebooks = len(list(course.source.glob("*.ipynb")))
     console.print(f"built {course.root}: {CONFIG_FILE}, source/{ASSIGNMENT}/ ({notebooks} notebooks + {PACKAGE}/), "
                   f"gradebook {course.coursedir().db_url}")
-    console.print("next: workbook release")
+    console.print(f"next: {script('workbook')} release", highlight=False, soft_wrap=True)
     return 0
