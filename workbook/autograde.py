@@ -17,6 +17,14 @@ nbgrader commits in short transactions. For SQLite, concurrent writers must wait
 instead of failing with "database is locked": every SQLite connection the worker opens gets
 ``PRAGMA busy_timeout`` (``SQLITE_BUSY_TIMEOUT`` seconds). PostgreSQL needs nothing.
 Each worker's nbgrader log is ``logs/autograde/STUDENT.log`` in the course.
+
+Sandbox: the students' kernels run in ``workbook.sandbox`` (the course config's
+``SandboxKernelManager``); ``--isolation`` (default: the course config's, ``auto``) is resolved once
+here and printed before grading; in mode ``required`` nothing is graded where this machine cannot
+sandbox. Each concurrent worker gets its own sandbox slot (uid). Before a worker starts,
+``workbook.intake`` checks the submission: a refused one (symlinks, special files, oversized files) is
+not graded and its status names the problem; a malformed ``timestamp.txt`` is graded as on time with
+a note.
 """
 
 from __future__ import annotations
@@ -32,13 +40,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from nbgrader.apps import NbGraderAPI
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from .course import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, Course, CourseError, add_course_option, require_released
 from .grades import grade_table, notebook_names, print_manual_grading_note, read_grades
+from .intake import LenientTimestamps, check_submission
+from .sandbox import MODES, Isolation, detect
 from .third_party_warnings import ignore_nbgrader_add_submission_warning
 
 EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception|Interrupt): .{0,160})", re.MULTILINE)
@@ -53,12 +65,15 @@ KERNEL_START_FAILURE = re.compile(r"Address already in use|Kernel died before re
 
 @dataclass(frozen=True)
 class Outcome:
-    """How grading one student ended: ``status`` is ``graded``, ``failed`` or ``timed out``; ``log`` is the log file."""
+    """How grading one student ended: ``status`` is ``graded``, ``failed``, ``timed out`` or ``refused`` (by
+    intake, not graded); ``log`` is the log file; ``note`` is intake's reason or remark (e.g. a malformed
+    timestamp)."""
 
     student: str
     status: str
     seconds: float
     log: Path
+    note: str = ""
 
     @property
     def graded(self) -> bool:
@@ -70,6 +85,8 @@ class Outcome:
         Kernel died``), and the log's path; empty when graded."""
         if self.graded:
             return ""
+        if self.status == "refused":
+            return f"not graded: {self.note}"
         if self.status == "timed out":
             return f"still running after the submission timeout; see {self.log}"
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
@@ -98,27 +115,45 @@ def select_students(course: Course, students: list[str] | None) -> list[str]:
     return submitted
 
 
+def course_isolation(course: Course, mode: str | None = None) -> Isolation:
+    """``sandbox.detect`` of ``mode``, or of the course config's ``SandboxKernelManager.isolation`` (``auto``
+    if unset). Raises ``SandboxUnavailable`` when that is ``required`` and this machine cannot sandbox."""
+    return detect(mode or course.config().SandboxKernelManager.get("isolation", "auto"))
+
+
 def autograde(course: Course, students: list[str] | None = None, jobs: int = 1,
               timeout: int = DEFAULT_CELL_TIMEOUT, submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
               on_start: Callable[[str], None] = lambda student: None,
-              on_done: Callable[[Outcome], None] = lambda outcome: None) -> list[Outcome]:
+              on_done: Callable[[Outcome], None] = lambda outcome: None,
+              isolation: Isolation | None = None) -> list[Outcome]:
     """Grade ``students`` (default: all submitted) with ``jobs`` worker processes; return outcomes in student order.
 
     ``timeout`` is the per-cell limit in seconds, ``submission_timeout`` the limit for one student.
     ``on_start``/``on_done`` are called in this process as workers start and finish (for progress).
-    Raises ``CourseError`` for an unknown student, no submissions, or an unreleased assignment.
+    ``isolation`` (default ``course_isolation(course)``) is what every worker's kernels get: sandboxed
+    (the workers then require it) or not. Submissions that intake refuses are not graded.
+    Raises ``CourseError`` for an unknown student, no submissions, or an unreleased assignment, and
+    ``SandboxUnavailable`` when the course requires a sandbox that this machine cannot give.
     """
     if jobs < 1:
         raise CourseError(f"--jobs must be at least 1, got {jobs}")
     chosen = select_students(course, students)
     require_released(course)
-    waiting, running, done = list(chosen), {}, {}
+    isolation = isolation or course_isolation(course)
+    mode = "required" if isolation.enforced else "off"
+    waiting, running, done, slots = list(chosen), {}, {}, list(range(jobs))
     while waiting or running:
         while waiting and len(running) < jobs:
             student = waiting.pop(0)
-            running[student] = _start_worker(course, student, timeout)
             on_start(student)
-        for student, (process, started) in list(running.items()):
+            intake = check_submission(course.submitted(student))
+            if not intake.accepted:
+                done[student] = _refuse(course, student, "; ".join(intake.refused))
+                on_done(done[student])
+                continue
+            slot = slots.pop(0)
+            running[student] = (*_start_worker(course, student, timeout, mode, slot), slot, "; ".join(intake.notes))
+        for student, (process, started, slot, note) in list(running.items()):
             elapsed = time.monotonic() - started
             if process.poll() is None and elapsed <= submission_timeout:
                 continue
@@ -128,21 +163,32 @@ def autograde(course: Course, students: list[str] | None = None, jobs: int = 1,
             else:
                 status = "graded" if process.returncode == 0 else "failed"
             del running[student]
-            done[student] = Outcome(student, status, elapsed, log_path(course, student))
+            slots.append(slot)
+            done[student] = Outcome(student, status, elapsed, log_path(course, student), note)
             on_done(done[student])
         time.sleep(0.1)
     return [done[student] for student in chosen]
 
 
-def _start_worker(course: Course, student: str, timeout: int) -> tuple[subprocess.Popen, float]:
+def _start_worker(course: Course, student: str, timeout: int, isolation: str,
+                  slot: int) -> tuple[subprocess.Popen, float]:
     log = log_path(course, student)
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w", encoding="utf-8") as handle:
         process = subprocess.Popen(
-            [sys.executable, "-m", "workbook.autograde", str(course.root), student, "--timeout", str(timeout)],
+            [sys.executable, "-m", "workbook.autograde", str(course.root), student, "--timeout", str(timeout),
+             "--isolation", isolation, "--slot", str(slot)],
             stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
         )
     return process, time.monotonic()
+
+
+def _refuse(course: Course, student: str, problems: str) -> Outcome:
+    """The outcome of a submission intake refused; the log says why."""
+    log = log_path(course, student)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"[workbook] submission refused, not graded: {problems}\n", encoding="utf-8")
+    return Outcome(student, "refused", 0.0, log, problems)
 
 
 def _kill(process: subprocess.Popen) -> None:
@@ -163,12 +209,16 @@ def sqlite_busy_timeout(seconds: float) -> None:
             dbapi_connection.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
 
 
-def grade_one(course: Course, student: str, timeout: int) -> bool:
-    """Worker body: autograde ``student`` with nbgrader in this process; print nbgrader's log; return success."""
+def grade_one(course: Course, student: str, timeout: int, isolation: str | None = None, slot: int = 0) -> bool:
+    """Worker body: autograde ``student`` with nbgrader in this process, kernels in sandbox ``slot`` under
+    ``isolation`` (default: the course config's); print nbgrader's log; return success."""
     sqlite_busy_timeout(SQLITE_BUSY_TIMEOUT)
     config = course.config()
     config.Execute.timeout = timeout
-    api = course.api(config)
+    if isolation:
+        config.SandboxKernelManager.isolation = isolation
+    config.SandboxKernelManager.slot = slot
+    api = NbGraderAPI(coursedir=LenientTimestamps(config=config), config=config)
     for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
         result = api.autograde(ASSIGNMENT, student, force=True, create=True)
         text = f"{result.get('log', '')}\n{result.get('error', '')}"
@@ -187,14 +237,22 @@ def worker_main(argv: list[str] | None = None) -> int:
     parser.add_argument("course", type=Path)
     parser.add_argument("student")
     parser.add_argument("--timeout", type=int, default=DEFAULT_CELL_TIMEOUT)
+    parser.add_argument("--isolation", choices=MODES)
+    parser.add_argument("--slot", type=int, default=0)
     args = parser.parse_args(argv)
-    return 0 if grade_one(Course(args.course), args.student, args.timeout) else 1
+    return 0 if grade_one(Course(args.course), args.student, args.timeout, args.isolation, args.slot) else 1
 
 
 def grade_with_progress(course: Course, students: list[str] | None, jobs: int, timeout: int,
-                        console: Console, submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT) -> list[Outcome]:
-    """``autograde`` with a rich progress bar (one step per student), then the summary table; return the outcomes."""
+                        console: Console, submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
+                        isolation: str | None = None) -> list[Outcome]:
+    """``autograde`` with a rich progress bar (one step per student), then the summary table; return the outcomes.
+
+    Prints the isolation in force (``course_isolation`` of ``isolation``) first; raises ``SandboxUnavailable``
+    before grading anything when it is ``required`` and this machine cannot sandbox."""
     chosen = select_students(course, students)
+    sandbox = course_isolation(course, isolation)
+    console.print(sandbox.describe(slots=min(jobs, len(chosen))), highlight=False)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console, transient=False) as progress:
         task = progress.add_task("autograding", total=len(chosen))
@@ -209,15 +267,22 @@ def grade_with_progress(course: Course, students: list[str] | None, jobs: int, t
             progress.update(task, advance=1, description=f"autograding {', '.join(active)}" if active else "done")
 
         outcomes = autograde(course, chosen, jobs=jobs, timeout=timeout, submission_timeout=submission_timeout,
-                             on_start=started, on_done=finished)
+                             on_start=started, on_done=finished, isolation=sandbox)
     print_summary(course, outcomes, console)
     return outcomes
 
 
+def status_text(outcome: Outcome) -> str:
+    """The status cell (rich markup; the student-controlled parts escaped): ``graded`` with intake's note if
+    any, else the status in red and the reason."""
+    if outcome.graded:
+        return outcome.status + (f" ({escape(outcome.note)})" if outcome.note else "")
+    return f"[red]{outcome.status}[/]: {escape(outcome.reason())}"
+
+
 def print_summary(course: Course, outcomes: list[Outcome], console: Console) -> None:
     """The per-student, per-lab table of the graded students, with each one's status."""
-    status = {outcome.student: outcome.status if outcome.graded else f"[red]{outcome.status}[/]: {outcome.reason()}"
-              for outcome in outcomes}
+    status = {outcome.student: status_text(outcome) for outcome in outcomes}
     with course.gradebook() as gradebook:
         grades = read_grades(gradebook, [outcome.student for outcome in outcomes])
         notebooks = notebook_names(gradebook)
@@ -240,13 +305,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                         help=f"seconds per cell before it is interrupted (default {DEFAULT_CELL_TIMEOUT})")
     parser.add_argument("--submission-timeout", type=float, default=DEFAULT_SUBMISSION_TIMEOUT,
                         help=f"seconds per student before its grading is killed (default {DEFAULT_SUBMISSION_TIMEOUT})")
+    parser.add_argument("--isolation", choices=MODES,
+                        help="student code in a bubblewrap sandbox: required (refuse to grade without one), auto "
+                        "(sandbox where possible, else run it as this user), off (default: the course config's "
+                        "SandboxKernelManager.isolation, auto as `workbook build` writes it)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
     """Run ``workbook autograde`` with the parsed ``args``; return the exit code."""
     outcomes = grade_with_progress(Course(args.course), args.students, args.jobs, args.timeout, console,
-                                   args.submission_timeout)
+                                   args.submission_timeout, args.isolation)
     return 0 if all(outcome.graded for outcome in outcomes) else 1
 
 

@@ -17,6 +17,11 @@ for every cell holding a hidden-test region:
 
 So the student sees that a hidden test failed, which cell (its ``grade_id``) and the score,
 and never the test's code. ``check_feedback`` verifies the generated HTML anyway.
+
+The feedback folder holds the notebooks' HTML pages and nothing else of the graded folder:
+nbgrader's ``GenerateFeedback`` copies every other file of ``autograded/STUDENT/ASSIGNMENT`` there
+(the package with the restored instructor modules, anything a submission planted); ``PagesOnly``
+copies only the two bookkeeping files nbgrader's ``release_feedback`` reads.
 """
 
 from __future__ import annotations
@@ -24,11 +29,15 @@ from __future__ import annotations
 import argparse
 import html
 import re
+import shutil
 from pathlib import Path
 
 from nbformat import NotebookNode
+from nbgrader.converters import GenerateFeedback
 from nbgrader.preprocessors import ClearHiddenTests
+from nbgrader.utils import capture_log, temp_attrs
 from rich.console import Console
+from traitlets.config import Config
 
 from .course import ASSIGNMENT, LAB_MODULES, Course, CourseError, add_course_option
 from .grades import course_grades, print_manual_grading_note
@@ -99,6 +108,32 @@ class HideHiddenTests(ClearHiddenTests):
         return NotebookNode(output_type="error", ename=output.ename, evalue=evalue, traceback=traceback)
 
 
+class PagesOnly(GenerateFeedback):
+    """nbgrader's ``GenerateFeedback`` that writes the notebooks' HTML pages and copies, of the graded
+    folder's other files, only ``BOOKKEEPING`` (``release_feedback`` reads them), never the rest."""
+
+    BOOKKEEPING = ("timestamp.txt", "submission_secret.txt")
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        """Copy the bookkeeping files that are regular files (not links) to the feedback folder."""
+        source = Path(self._format_source(assignment_id, student_id))
+        dest = Path(self._format_dest(assignment_id, student_id))
+        for name in self.BOOKKEEPING:
+            if (source / name).is_file() and not (source / name).is_symlink():
+                dest.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source / name, dest / name)
+
+
+def generate_pages(course: Course) -> dict:
+    """nbgrader's ``NbGraderAPI.generate_feedback`` for every student (forced), with ``PagesOnly``; its result dict."""
+    api = course.api()
+    with temp_attrs(api.coursedir, assignment_id=ASSIGNMENT):
+        converter = PagesOnly(coursedir=api.coursedir, parent=api)
+        converter.update_config(Config({"HTMLExporter": {"template_name": "feedback"}}))
+        converter.force = True
+        return capture_log(converter)
+
+
 def html_text(path: Path) -> str:
     """The text a reader sees in an HTML file: tags removed, entities decoded."""
     return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8", errors="replace")))
@@ -121,7 +156,7 @@ def feedback(course: Course) -> dict[str, list[Path]]:
     students = sorted(path.parent.name for path in (course.root / "autograded").glob(f"*/{ASSIGNMENT}"))
     if not students:
         raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
-    result = course.api().generate_feedback(ASSIGNMENT, force=True)
+    result = generate_pages(course)
     if not result["success"]:
         raise CourseError(f"nbgrader generate_feedback failed:\n{result.get('log', '')}{result.get('error', '')}")
     check_feedback(course, students)
