@@ -75,10 +75,15 @@ class SandboxUnavailable(CourseError):
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits of every process in a sandbox: ``memory_bytes`` of address space (RLIMIT_AS; an
-    ipykernel running a lab notebook maps about 210 MiB in the sandbox, 60 MiB of it resident), ``processes`` (RLIMIT_NPROC, threads included, counted
-    per uid), ``open_files`` (RLIMIT_NOFILE), ``file_bytes`` (RLIMIT_FSIZE: largest file it may write) and
-    ``cpu_seconds`` (RLIMIT_CPU, per process; killed when used up)."""
+    """Resource limits of every process in a sandbox, in bytes, processes and seconds:
+
+    - ``memory_bytes``: address space (RLIMIT_AS). An ipykernel running a lab notebook maps about
+      210 MiB in the sandbox (60 MiB resident; ``MALLOC_ARENA_MAX=2``), so 1 GiB leaves the lab code
+      about 800 MiB; the limit is per process;
+    - ``processes``: RLIMIT_NPROC, threads included (an ipykernel has 11), counted per uid;
+    - ``open_files`` (RLIMIT_NOFILE), ``file_bytes`` (RLIMIT_FSIZE: the largest file it may write) and
+      ``cpu_seconds`` (RLIMIT_CPU per process: killed once used up).
+    """
 
     memory_bytes: int = 1 << 30
     processes: int = 64
