@@ -7,10 +7,11 @@ cell (``Execute.timeout``), and a worker still running after ``submission_timeou
 killed with its kernels; a kernel that crashes or calls ``os._exit`` fails only its own
 submission, whose status then says so. The others are graded as usual.
 
-Kernels started at the same moment by parallel workers can race for the same free TCP port
-(jupyter_client picks ports per process); such a kernel dies before it runs any cell, and the
-worker grades that student again (``KERNEL_START_ATTEMPTS`` times in all). Failures once the
-student's code runs are never retried.
+Kernels of a course built by ``workbook build`` talk over ipc sockets in their private folders (see
+``workbook.sandbox_kernel``). With nbgrader's own ``Execute`` (an older course config), kernels started
+at the same moment by parallel workers can race for the same free TCP port (jupyter_client picks
+ports per process); such a kernel dies before it runs any cell, and the worker grades that student
+again (``KERNEL_START_ATTEMPTS`` times in all). Failures once the student's code runs are never retried.
 
 The gradebook stays consistent because each worker writes only its own student's rows, and
 nbgrader commits in short transactions. For SQLite, concurrent writers must wait for each other
