@@ -286,3 +286,47 @@ def test_a_kernel_manager_that_requires_a_sandbox_refuses_without_one(monkeypatc
     finally:
         sandbox._sandbox_problem.cache_clear()
     assert not manager.has_kernel
+
+
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not SYSTEM_PYTHON.exists(),
+                    reason="needs root (to become another user) and /usr/bin/python3")
+def test_as_an_ordinary_user_the_sandbox_is_a_user_namespace_with_the_same_walls(isolation, monkeypatch):
+    """The hub's grader service is not root: bwrap alone, the caller's uid mapped in a user namespace."""
+    user = sandbox.FIRST_UID + 999
+    monkeypatch.setattr(sandbox, "python_prefixes", lambda: [])  # the system Python lives in /usr
+    with private_dir(isolation, slot=999) as work:
+        seen = _run_as(user, work)
+    assert seen["uid"] == user and seen["network"] == "OSError" and not seen["course"]
+    assert seen["nested"] != 0, "no user namespace inside the sandbox"
+    assert 0 < seen["children"] < 16, "the process limit counts the sandbox's processes"
+    assert "work" not in seen["root"] and "root" not in seen["root"]
+
+
+def _run_as(user: int, work: Path) -> dict:
+    """Run the probe below as ``user`` (not root) in a user-namespace sandbox in ``work``; its findings."""
+    code = """
+import json, os, socket, subprocess, sys
+try:
+    socket.create_connection(("1.1.1.1", 80), timeout=2)
+    network = "open"
+except OSError as error:
+    network = type(error).__name__
+nested = subprocess.run(["unshare", "-U", "true"], capture_output=True).returncode
+children = 0
+try:
+    for _ in range(100):
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+        children += 1
+except OSError:
+    pass
+print(json.dumps({"uid": os.getuid(), "network": network, "nested": nested, "children": children,
+                  "course": os.path.exists(sys.argv[1]), "root": sorted(os.listdir("/"))}))
+"""
+    argv = wrap(Isolation("bubblewrap", as_root=False), [str(SYSTEM_PYTHON), "-c", code, str(REPO)], workdir=work,
+                limits=Limits(processes=16))
+    done = subprocess.run(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--", *argv], cwd=work,
+                          capture_output=True, text=True, timeout=60)
+    return results(done)

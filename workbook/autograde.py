@@ -48,10 +48,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from .course import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, Course, CourseError, add_course_option, require_released
+from .course import (
+    ASSIGNMENT,
+    DEFAULT_CELL_TIMEOUT,
+    SANDBOXED_EXECUTE,
+    Course,
+    CourseError,
+    add_course_option,
+    require_released,
+)
 from .grades import grade_table, notebook_names, print_manual_grading_note, read_grades
 from .intake import LenientTimestamps, check_submission
-from .sandbox import MODES, Isolation, detect
+from .sandbox import MODES, Isolation, SandboxUnavailable, detect
 from .third_party_warnings import ignore_nbgrader_add_submission_warning
 
 EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception|Interrupt): .{0,160})", re.MULTILINE)
@@ -118,8 +126,16 @@ def select_students(course: Course, students: list[str] | None) -> list[str]:
 
 def course_isolation(course: Course, mode: str | None = None) -> Isolation:
     """``sandbox.detect`` of ``mode``, or of the course config's ``SandboxKernelManager.isolation`` (``auto``
-    if unset). Raises ``SandboxUnavailable`` when that is ``required`` and this machine cannot sandbox."""
-    return detect(mode or course.config().SandboxKernelManager.get("isolation", "auto"))
+    if unset). A course config older than the sandbox (nbgrader's own ``Execute``) gives none. Raises
+    ``SandboxUnavailable`` when that is ``required`` and this machine or the course config cannot sandbox."""
+    config = course.config()
+    mode = mode or config.SandboxKernelManager.get("isolation", "auto")
+    if SANDBOXED_EXECUTE not in map(str, config.Autograde.get("autograde_preprocessors", [])) and mode != "off":
+        why = f"{course.config_file} predates the sandbox; `workbook build --force` rewrites it, keeping submissions"
+        if mode == "required":
+            raise SandboxUnavailable(f"cannot sandbox student code: {why}")
+        return Isolation(reason=why)
+    return detect(mode)
 
 
 def autograde(course: Course, students: list[str] | None = None, jobs: int = 1,

@@ -89,8 +89,10 @@ c.Autograde.autograde_preprocessors = [
 c.SandboxKernelManager.isolation = "auto"
 '''
 
+SANDBOXED_EXECUTE = "workbook.sandbox_kernel.SandboxExecute"
+"""nbgrader's ``Execute`` with sandboxed kernels (``workbook.sandbox_kernel``), by its import name."""
 AUTOGRADE_PREPROCESSORS = (
-    "workbook.sandbox_kernel.SandboxExecute",
+    SANDBOXED_EXECUTE,
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",

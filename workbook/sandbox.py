@@ -236,10 +236,11 @@ def remove_tree(path: Path) -> None:
                 os.chmod(name, stat.S_IRWXU)
         function(name)
 
+    handler = {"onexc": allow_and_retry} if sys.version_info >= (3, 12) else {"onerror": allow_and_retry}
     for attempt in range(50):
         try:
             if os.path.lexists(path):
-                shutil.rmtree(path, onerror=allow_and_retry)
+                shutil.rmtree(path, **handler)
             return
         except OSError:
             if attempt == 49:
@@ -293,8 +294,9 @@ def hidden_paths(prefixes: list[Path]) -> list[Path]:
     for packages in site.getsitepackages():
         for pth in Path(packages).glob("*.pth"):
             for line in pth.read_text(encoding="utf-8", errors="replace").splitlines():
-                if line.strip() and not line.startswith(("#", "import ")) and os.path.isdir(line.strip()):
-                    candidates.add(Path(os.path.abspath(line.strip())))
+                folder = os.path.join(packages, line.strip())  # as site.py reads it: relative to site-packages
+                if line.strip() and not line.startswith(("#", "import ")) and os.path.isdir(folder):
+                    candidates.add(Path(os.path.abspath(folder)))
     return sorted(path for path in candidates
                   if any(path.is_relative_to(prefix) and path != prefix for prefix in prefixes))
 
