@@ -83,7 +83,10 @@ class SandboxKernelManager(AsyncKernelManager):
         return spec
 
     async def _async_pre_start_kernel(self, **kw):
-        """Make the private folder, copy the kernel's cwd into it, and wrap the kernel command in the sandbox."""
+        """Make the private folder, copy the kernel's cwd into it, and wrap the kernel command in the sandbox.
+
+        Raises ``SandboxUnavailable`` (before anything is started) when ``isolation`` is ``required`` and this
+        machine cannot sandbox."""
         sandbox = detect(self.isolation)
         self.log.info("%s", sandbox.describe())
         source = Path(kw.get("cwd") or os.getcwd())
