@@ -20,7 +20,7 @@ paths (a kernel's connection file and ipc sockets) mean the same on both sides. 
 Who the code runs as (``detect``):
 
 - as root: bubblewrap runs privileged (it can bind an interpreter that lives under ``/root``), drops
-  every capability but the three it needs to switch user, and the command inside first becomes
+  every capability but the four it needs to enter ``W`` and switch user, and the command inside becomes
   ``FIRST_UID + slot`` (``setpriv``: real, effective and saved ids, no groups, no capabilities, no new
   privileges). One uid per concurrent slot, so that ``RLIMIT_NPROC`` of one student's fork bomb does
   not starve the student graded beside it. These uids must belong to no account of the host;
@@ -32,9 +32,10 @@ Who the code runs as (``detect``):
   says so and why), ``off`` never sandboxes.
 
 What stays possible inside: reading the bound system and Python files, using CPU and memory up to the
-limits (the memory limit is per process: a process tree may use ``processes`` times it), writing in
-``W`` (up to the file-size limit per file) and ``/tmp`` (``TMP_BYTES``), and, as root, creating nested
-user namespaces (which see nothing more than the sandbox).
+limits (the limits are per process: a process tree may use ``processes`` times the memory, and CPU time
+is not shared fairly with a sandbox beside it), writing in ``W`` (up to the file-size limit per file, not
+in total: ``W`` is on the host's temporary disk) and ``/tmp`` (``TMP_BYTES``), and, as root, creating
+nested user namespaces (which see nothing more than the sandbox).
 """
 
 from __future__ import annotations
