@@ -9,11 +9,14 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, grade_with_progress
+from workbook import sandbox
+from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, course_isolation, grade_with_progress
+from workbook.cli import main
 from workbook.course import CourseError, build
 from workbook.grades import read_grades
 from workbook.labs import LABS
 from workbook.release import release
+from workbook.sandbox import SandboxUnavailable
 from workbook.starters import replace_region
 from workbook.submissions import complete, submit
 
@@ -120,6 +123,7 @@ def test_a_failed_outcome_names_the_exception_behind_nbgrader_summary(tmp_path):
                    "nbgrader.converters.base.NbGraderException: Please see the the above traceback\n")
     assert Outcome("ada", "failed", 3.0, log).reason() == f"DeadKernelError: Kernel died (see {log})"
     assert Outcome("ada", "graded", 3.0, log).reason() == ""
+    assert Outcome("ada", "refused", 0.0, log, "pipe is a fifo").reason() == "not graded: pipe is a fifo"
 
 
 def test_autograde_names_a_student_without_a_submission_and_a_bad_job_count(tmp_path):
@@ -130,3 +134,30 @@ def test_autograde_names_a_student_without_a_submission_and_a_bad_job_count(tmp_
         autograde(course, ["ada"])
     with pytest.raises(CourseError, match="--jobs must be at least 1, got 0"):
         autograde(course, jobs=0)
+
+
+def test_autograde_with_isolation_required_refuses_to_grade_without_a_sandbox(tmp_path, monkeypatch, capsys):
+    course = build(tmp_path / "course")
+    course.submitted("ada").mkdir(parents=True)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap, setpriv or prlimit
+    sandbox._sandbox_problem.cache_clear()
+    try:
+        assert main(["autograde", "--course", str(course.root), "--isolation", "required"]) == 1
+    finally:
+        sandbox._sandbox_problem.cache_clear()
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "workbook autograde: cannot sandbox student code: bwrap, setpriv, prlimit not found on PATH; " \
+           "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap" in printed
+    assert not course.autograded("ada").exists() and not (course.root / "logs").exists()
+
+
+def test_a_course_config_older_than_the_sandbox_is_said_to_run_kernels_unsandboxed(tmp_path):
+    course = build(tmp_path / "course")
+    text = course.config_file.read_text()
+    course.config_file.write_text(text[:text.index("c.Autograde.autograde_preprocessors")])
+    assert course_isolation(course, "auto").describe() == (
+        f"sandbox: none ({course.config_file} predates the sandbox; `workbook build --force` rewrites it, "
+        "keeping submissions)")
+    with pytest.raises(SandboxUnavailable, match="predates the sandbox"):
+        course_isolation(course, "required")
+    assert course_isolation(course, "off").describe() == "sandbox: none (isolation off)"

@@ -9,12 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
+from traitlets.utils.importstring import import_item
 
 from workbook.cli import main
-from workbook.course import ASSIGNMENT, Course, CourseError, build
+from workbook.course import ASSIGNMENT, AUTOGRADE_PREPROCESSORS, Course, CourseError, build
 from workbook.paths import NOTEBOOKS, STARTERS
 from workbook.release import SOLUTION, ReleaseLeakError, check_release, notebook_secrets, release
-from workbook.scoring import course_case_book
+from workbook.sandbox_kernel import SandboxExecute, SandboxKernelManager
+from workbook.scoring import JudgeNotebook, course_case_book
 from workbook.starters import MarkerError, modules, replace_region
 
 LAB_MODULES = ["compaction_lab/records.py", "compaction_lab/grouping.py", "compaction_lab/budget.py",
@@ -40,6 +44,17 @@ def test_build_lays_out_source_config_and_gradebook(tmp_path, capsys):
     assert config.Autograde.exclude_overwriting == {ASSIGNMENT: LAB_MODULES}
     assert config.Execute.timeout == 20
     assert course.coursedir().db_url == f"sqlite:///{course.root}/gradebook.db"
+    assert config.SandboxKernelManager.isolation == "auto"
+    assert config.Autograde.autograde_preprocessors == list(AUTOGRADE_PREPROCESSORS)
+
+
+def test_the_autograde_preprocessors_are_nbgraders_with_the_sandboxed_execute_and_the_judge_last():
+    """nbgrader's own list, Execute swapped, the judge appended: an nbgrader upgrade that changes the list shows
+    up here."""
+    sandboxed = [import_item(name) for name in AUTOGRADE_PREPROCESSORS]
+    nbgraders = Autograde.class_traits()["autograde_preprocessors"].default()
+    assert [SandboxExecute if item is Execute else item for item in nbgraders] + [JudgeNotebook] == sandboxed
+    assert SandboxExecute().kernel_manager_class is SandboxKernelManager
 
 
 def test_build_refuses_an_existing_course_unless_forced(tmp_path):

@@ -13,6 +13,9 @@ The config written here carries the settings a module-based course needs:
 - ``Execute.timeout``: the per-cell timeout of autograde (``DEFAULT_CELL_TIMEOUT`` seconds).
 - ``GenerateFeedback.preprocessors`` adds ``workbook.feedback.JudgeResults``.
 - ``ExportApp.plugin_class`` is ``workbook.export.LabCsvExportPlugin`` (also for ``nbgrader export``).
+- ``Autograde.autograde_preprocessors`` is nbgrader's list with ``Execute`` replaced by
+  ``workbook.sandbox_kernel.SandboxExecute`` (``AUTOGRADE_PREPROCESSORS``): student notebooks run in
+  sandboxed kernels; ``SandboxKernelManager.isolation`` (``auto``) says whether a sandbox is required.
 """
 
 from __future__ import annotations
@@ -76,7 +79,31 @@ c.GenerateFeedback.preprocessors = [
 
 # `nbgrader export` and `workbook export`: CSV via the csv module, one column per lab notebook.
 c.ExportApp.plugin_class = "workbook.export.LabCsvExportPlugin"
+
+# Student notebooks run in kernels inside a sandbox (bubblewrap: a private copy of the package, no
+# network, no course, gradebook or solutions in sight, limits): nbgrader's list with Execute replaced.
+c.Autograde.autograde_preprocessors = [
+{autograde_preprocessors}
+]
+# required: refuse to grade where this machine cannot sandbox; auto: sandbox when it can, else run
+# student code as the grader; off: never. `workbook autograde --isolation` overrides it per run.
+c.SandboxKernelManager.isolation = "auto"
 '''
+
+SANDBOXED_EXECUTE = "workbook.sandbox_kernel.SandboxExecute"
+"""nbgrader's ``Execute`` with sandboxed kernels (``workbook.sandbox_kernel``), by its import name."""
+AUTOGRADE_PREPROCESSORS = (
+    SANDBOXED_EXECUTE,
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+    "workbook.scoring.JudgeNotebook",
+)
+"""nbgrader 0.9's ``Autograde.autograde_preprocessors`` with ``Execute`` replaced by the sandboxed one and the
+judge last (a test checks it against nbgrader's default)."""
 
 
 # nbgrader runs `alembic` (a console script of this environment) when it creates a gradebook;
@@ -167,7 +194,9 @@ def config_text(db_url: str | None = None, course_id: str | None = None, timeout
     if course_id:
         db_line += f"c.CourseDirectory.course_id = {course_id!r}\n"
     lab_modules = "\n".join(f"        {module!r}," for module in LAB_MODULES)
-    return CONFIG_TEMPLATE.format(db_line=db_line, assignment=ASSIGNMENT, lab_modules=lab_modules, timeout=timeout)
+    preprocessors = "\n".join(f"    {name!r}," for name in AUTOGRADE_PREPROCESSORS)
+    return CONFIG_TEMPLATE.format(db_line=db_line, assignment=ASSIGNMENT, lab_modules=lab_modules, timeout=timeout,
+                                  autograde_preprocessors=preprocessors)
 
 
 def build(root: Path = DEFAULT_COURSE, db_url: str | None = None, force: bool = False,

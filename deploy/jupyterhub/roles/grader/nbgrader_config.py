@@ -22,3 +22,8 @@ c.ExchangeFactory.collect = "workbook.collect.OwnerCheckedCollect"
 _course_config = os.path.join(c.CourseDirectory.root, "nbgrader_config.py")
 if os.path.exists(_course_config):
     load_subconfig(_course_config)  # noqa: F821 (provided by traitlets)
+
+# Student code runs only in a sandbox (bubblewrap; deploy/README.md, "Grading sandbox"): a kernel is
+# never started without one, so a machine that cannot sandbox refuses to autograde instead of running
+# student code as the grader. After the course config, which says "auto".
+c.SandboxKernelManager.isolation = "required"
