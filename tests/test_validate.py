@@ -133,18 +133,18 @@ def test_course_case_tables_that_do_not_load_fail_the_gate(course, capsys):
 def _lab_tests(entry, folder) -> tuple[str, int, str]:
     package = write_package(entry, folder / entry.name)
     test_file = REPO / "tests" / f"test_{module_of(entry.lab)}.py"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", str(test_file),
-                           "--lab-package", str(package)], capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-p", "no:nbval",
+                           str(test_file), "--lab-package", str(package)], capture_output=True, text=True, cwd=REPO)
     return entry.name, done.returncode, done.stdout[-1500:]
 
 
 @pytest.mark.slow
 def test_the_labs_pytest_tests_also_fail_every_mistake_and_pass_every_correct_version(tmp_path):
-    """The bank against the project's own pytest tests (what ``workbook check`` runs), lab by lab, whether or not
-    the lab has cases yet: a mistake fails its lab's test file, a correct implementation passes it."""
+    """The bank against the project's own pytest tests (``workbook check`` runs their focused ones), lab by lab,
+    whether or not the lab has cases yet: a mistake fails its lab's test file, a correct implementation passes it."""
     entries = {entry.name: entry for entry in bank()}
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda entry: _lab_tests(entry, tmp_path), entries.values()))
-    wrong = [(name, out) for name, code, out in results
-             if (code == 0) != (entries[name].kind == "correct")]
+    expected = {"mistake": pytest.ExitCode.TESTS_FAILED, "correct": pytest.ExitCode.OK}
+    wrong = [(name, code, out) for name, code, out in results if code != expected[entries[name].kind]]
     assert not wrong, wrong

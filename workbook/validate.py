@@ -36,6 +36,7 @@ from pathlib import Path
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from . import sandbox
@@ -209,7 +210,7 @@ def _lost_cells(verdict: LabVerdict, tables: Tables) -> list[str]:
 
 def _first_failure(verdict: LabVerdict) -> str:
     failed = next((case for case in verdict.cases if not case.passed), None)
-    return "" if failed is None else f" ({failed.key}: {failed.message[:200]})"
+    return "" if failed is None else f" ({failed.key}: {(failed.message or failed.hint)[:200]})"
 
 
 def assess(subject: Subject, verdicts: dict[int, LabVerdict], tables: Tables, strict: bool) -> Row:
@@ -319,7 +320,7 @@ def summary(report: GateReport) -> str:
         return (f"[green bold]validity gate passed[/]: the {len(judged)} judged mistakes lose points on their own "
                 f"lab and nowhere else; {sum(row.subject.lab in report.labs for row in correct)} correct "
                 f"implementations and the reference keep full marks; the starters score 0.{waiting}{runs}")
-    lines = "\n".join(f"  - {failure}" for failure in report.failures)
+    lines = "\n".join(f"  - {escape(failure)}" for failure in report.failures)
     return f"[red bold]validity gate FAILED[/] ({len(report.failures)} problems):\n{lines}\n{waiting.strip()}{runs}"
 
 
@@ -348,8 +349,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     try:
         tables = course_tables(args.course) if args.course else load_tables()
     except Exception as error:  # noqa: BLE001 (an edited case file may fail in any way; say how, then fail)
-        console.print(f"[red bold]validity gate FAILED[/]: the case tables of {where} do not load: "
-                      f"{type(error).__name__}: {error}", highlight=False)
+        console.print(f"[red bold]validity gate FAILED[/]: the case tables of {escape(where)} do not load: "
+                      f"{type(error).__name__}: {escape(str(error))}", highlight=False)
         return 1
     strict = args.require_cases or project_covers_every_lab()
     report = run_gate(tables, args.lab, strict)

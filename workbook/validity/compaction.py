@@ -34,14 +34,10 @@ MISTAKES: tuple[Mistake, ...] = (
              ("    })\n", "    })\n    active_path.append(entry)\n    return entry\n"))),
     Mistake("bad_first_kept_replaced", "a first kept entry that starts no interaction is quietly replaced by the "
             "newest interaction's start (the error swallowed)",
-            (("    if first_kept_entry_id not in starts:\n"
-              "        raise CompactionError(\n"
-              '            f"compaction {id!r}: first kept entry {first_kept_entry_id!r} '
-              'does not start an interaction "\n'
-              '            f"of the current context (choose one of {starts})"\n'
-              "        )\n",
+            (("    if first_kept_entry_id not in starts:\n",
               "    if first_kept_entry_id not in starts and starts:\n"
-              "        first_kept_entry_id = starts[-1]  # keep the newest interaction instead\n"),)),
+              "        first_kept_entry_id = starts[-1]  # keep the newest interaction instead\n"
+              "    if first_kept_entry_id not in starts:\n"),)),
 )
 
 IDS_FIRST = '''\
