@@ -13,6 +13,7 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
 from traitlets.utils.importstring import import_item
 
+from workbook.cases import HIDDEN_CASES
 from workbook.cli import main
 from workbook.course import ASSIGNMENT, AUTOGRADE_PREPROCESSORS, Course, CourseError, build
 from workbook.paths import NOTEBOOKS, STARTERS
@@ -40,6 +41,7 @@ def test_build_lays_out_source_config_and_gradebook(tmp_path, capsys):
     assert modules(package) == starter_modules()
     assert filecmp.cmpfiles(STARTERS, package, starter_modules(), shallow=False)[1:] == ([], [])
     assert (course.root / "gradebook.db").is_file()
+    assert modules(course.hidden_cases) == modules(HIDDEN_CASES), "the hidden cases, beside source/, never in it"
     config = course.config()
     assert config.Autograde.exclude_overwriting == {ASSIGNMENT: LAB_MODULES}
     assert config.Execute.timeout == 20
@@ -124,6 +126,14 @@ def test_replace_region_keeps_markers_and_indent():
         "def f():\n    x = 1\n    # BEGIN LAB 3\n    y = 2\n    return y\n    # END LAB 3\n")
     with pytest.raises(MarkerError, match="m.py: no BEGIN LAB 2 region"):
         replace_region(source, 2, "pass", "m.py")
+
+
+def test_replace_region_reaches_a_later_region_of_the_lab():
+    source = "# BEGIN LAB 2\nx = 1\n# END LAB 2\n# BEGIN LAB 2\ny = 1\n# END LAB 2\n"
+    assert replace_region(source, 2, "y = 2", "m.py", occurrence=1) == (
+        "# BEGIN LAB 2\nx = 1\n# END LAB 2\n# BEGIN LAB 2\ny = 2\n# END LAB 2\n")
+    with pytest.raises(MarkerError, match="m.py: no BEGIN LAB 2 region number 3"):
+        replace_region(source, 2, "pass", "m.py", occurrence=2)
 
 
 @pytest.mark.slow

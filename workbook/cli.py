@@ -1,6 +1,6 @@
 """``workbook``: the instructor's pipeline (build, release, autograde, feedback, export) and its grade
-table (grades), the student's practice commands (practice, check), the demo, and inspect (a real
-session file under the labs' rules).
+table (grades), the student's practice commands (practice, check), the demo, inspect (a real
+session file under the labs' rules) and validate (the validity gate of the case tables).
 
 Each command lives in its own module, which registers itself with ``add_parser(subparsers)``
 (setting ``run(args, console) -> exit code`` as the parser default). Adding a command is one
@@ -23,8 +23,9 @@ from pathlib import Path
 from .errors import CourseError
 
 DESCRIPTION = ("The compaction workbook's tools. Instructors: build, release, autograde, feedback, export "
-               "(in that order, on an nbgrader course directory), grades and demo. Students without a hub: practice "
-               "and check. Anyone: inspect a real coding-agent session under the labs' rules.")
+               "(in that order, on an nbgrader course directory), grades, demo, and validate (do the tests grade "
+               "right?). Students without a hub: practice and check. Anyone: inspect a real coding-agent session "
+               "under the labs' rules.")
 
 COMMANDS = {
     "build": "workbook.course",
@@ -34,6 +35,7 @@ COMMANDS = {
     "grades": "workbook.grades",
     "feedback": "workbook.feedback",
     "export": "workbook.export",
+    "validate": "workbook.validate",
     "report": "workbook.report",
     "practice": "workbook.practice",
     "check": "workbook.check",

@@ -133,6 +133,12 @@ class Course:
         return self.root / "source" / ASSIGNMENT
 
     @property
+    def hidden_cases(self) -> Path:
+        """``grading/hidden_cases``: the course's copy of the hidden cases (never released), which the judge
+        and ``workbook validate --course`` read, and an instructor may edit."""
+        return self.root / "grading" / "hidden_cases"
+
+    @property
     def release(self) -> Path:
         """``release/compaction_labs``: what students get."""
         return self.root / "release" / ASSIGNMENT
@@ -200,19 +206,18 @@ def config_text(db_url: str | None = None, course_id: str | None = None, timeout
 
 
 def build(root: Path = DEFAULT_COURSE, db_url: str | None = None, force: bool = False,
-          notebooks: Path = NOTEBOOKS, starters: Path = STARTERS, course_id: str | None = None) -> Course:
-    """Lay out the course at ``root``: config, ``source/compaction_labs`` (notebooks + starter package), gradebook.
+          notebooks: Path = NOTEBOOKS, starters: Path = STARTERS, course_id: str | None = None,
+          hidden_cases: Path = HIDDEN_CASES) -> Course:
+    """Lay out the course at ``root``: config, ``source/compaction_labs`` (notebooks + starter package), the
+    hidden cases (``grading/hidden_cases``, outside ``source/``, so never released) and the gradebook.
 
     A gradebook other than SQLite gets a course id (``course_id``, default ``DEFAULT_COURSE_ID``):
     nbgrader's default, the empty id, has no row in its ``course`` table, which only SQLite (without
     foreign-key checks) tolerates; PostgreSQL rejects the assignment.
 
-    The hidden cases are copied to ``grading/hidden_cases`` (outside ``source/``, so never released), where
-    the course's judge reads them and an instructor may edit them.
-
-    ``force`` rewrites the config, ``source/`` and the hidden cases of an existing course (submissions, grades and
-    the gradebook are kept). Raises ``CourseError`` if the course exists without ``force`` or if
-    ``notebooks`` holds no ``.ipynb`` file.
+    ``force`` rewrites the config, ``source/`` and ``grading/hidden_cases`` of an existing course
+    (submissions, grades and the gradebook are kept). Raises ``CourseError`` if the course exists without
+    ``force`` or if ``notebooks`` holds no ``.ipynb`` file.
     """
     course = Course(root)
     if course.config_file.exists() and not force:
@@ -230,10 +235,9 @@ def build(root: Path = DEFAULT_COURSE, db_url: str | None = None, force: bool = 
     for notebook in found:
         shutil.copyfile(notebook, course.source / notebook.name)
     shutil.copytree(starters, course.source / PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    hidden = course.root / "grading" / "hidden_cases"
-    if hidden.exists():
-        shutil.rmtree(hidden)
-    shutil.copytree(HIDDEN_CASES, hidden, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    if course.hidden_cases.exists():
+        shutil.rmtree(course.hidden_cases)
+    shutil.copytree(hidden_cases, course.hidden_cases, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     with course.gradebook():
         pass  # creates the database and its tables
     return course
@@ -256,7 +260,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--db-url", help="gradebook URL, e.g. postgresql://user@host/db (default: SQLite gradebook.db)")
     parser.add_argument("--course-id", help="nbgrader's course id (default: nbgrader's; "
                         f"{DEFAULT_COURSE_ID!r} with a --db-url other than SQLite)")
-    parser.add_argument("--force", action="store_true", help="rewrite the config and source/ of an existing course")
+    parser.add_argument("--force", action="store_true",
+                        help="rewrite the config, source/ and grading/hidden_cases/ of an existing course")
     parser.set_defaults(run=run)
 
 

@@ -41,12 +41,7 @@ def results_path(course: Course, student: str) -> Path:
 def course_case_book(course: Course) -> CaseBook:
     """The cases a course grades with: the visible cases of its ``source/`` package, its own hidden cases
     (``COURSE/grading/hidden_cases``, written by ``workbook build``) and the points of its source notebooks."""
-    return case_book(course.source / PACKAGE / "provided" / "cases", hidden_cases_folder(course), course.source)
-
-
-def hidden_cases_folder(course: Course) -> Path:
-    """``COURSE/grading/hidden_cases``: the course's copy of the hidden cases (``workbook build`` writes it)."""
-    return course.root / "grading" / "hidden_cases"
+    return case_book(course.source / PACKAGE / "provided" / "cases", course.hidden_cases, course.source)
 
 
 @dataclass(frozen=True)
