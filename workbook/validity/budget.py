@@ -12,6 +12,9 @@ SYSTEM = '    system = measure(options, options.system_prompt, "the system promp
 MISTAKES: tuple[Mistake, ...] = (
     Mistake("budget_edge_inclusive", "an interaction that exactly fills the budget is dropped (>= instead of > at "
             "the budget edge)", (("        if used + cost > available:\n", "        if used + cost >= available:\n"),)),
+    Mistake("summary_not_paid", "a compaction's summary message is sent but not paid from the message budget",
+            (('    used = sum(measure(options, message, f"the summary of {start.compaction_id}")'
+              ' for message in prefix)\n', "    used = 0\n"),)),
     Mistake("fixed_costs_forgotten", "the reserved output and the safety margin are not taken off the window",
             ((AVAILABLE, "    available = max(0, options.max_tokens - system)\n"),)),
     Mistake("available_goes_negative", "the tokens left for messages go below 0 when the fixed costs exceed the "
