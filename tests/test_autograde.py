@@ -75,14 +75,17 @@ def test_the_students_lab_modules_are_graded_and_provided_modules_restored(grade
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("student", "reason"), [("hangs", "CellTimeoutError"), ("crashes", "DeadKernelError"),
-                                                 ("exits", "DeadKernelError")])
-def test_a_broken_submission_costs_only_itself(graded, student, reason):
-    course, outcomes, _, summary = graded
-    assert outcomes[student].status == "failed"
-    assert outcomes[student].reason().startswith(reason)
-    assert not course.autograded(student).exists(), "nbgrader removes a failed submission's autograded folder"
-    assert student in summary and "graded" in summary
+@pytest.mark.parametrize(("student", "reason", "broken"), [("hangs", "CellTimeoutError", 5),
+                                                           ("crashes", "DeadKernelError", 4),
+                                                           ("exits", "DeadKernelError", 2)])
+def test_a_broken_submission_costs_only_the_lab_it_breaks(graded, student, reason, broken):
+    _, outcomes, grades, summary = graded
+    outcome = outcomes[student]
+    assert outcome.graded and not outcome.executed, "the judge scored it; nbgrader could not run the notebooks"
+    assert outcome.reason(force=True).startswith(reason)
+    assert [lab.auto_score for lab in grades[student].labs] == [0 if lab.number == broken else 8 for lab in LABS]
+    row = " ".join(next(line for line in summary.splitlines() if f" {student} " in line).split())
+    assert "graded" in row
     assert outcomes["complete"].graded and outcomes["tampered"].graded
 
 
