@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import site
 import stat
 import subprocess
 import sys
@@ -78,7 +79,7 @@ print(json.dumps({
     "read": {path: attempt(lambda path=path: open(path).read()) for path in READ},
     "write": {path: attempt(lambda path=path: write(path)) for path in WRITE},
     "network": attempt(connect), "interfaces": [name for _, name in socket.if_nameindex()],
-    "import workbook": attempt(lambda: __import__("workbook")),
+    "import workbook": attempt(lambda: __import__("workbook.judge")),
     "root": sorted(os.listdir("/")),
 }))
 """
@@ -92,6 +93,9 @@ def probed(isolation, tmp_path_factory):
     try:
         reads = [str(course / "gradebook.db"), str(SOLUTIONS / "records.py"), str(REPO / "workbook" / "sandbox.py"),
                  str(REPO / "pyproject.toml"), "/etc/hostname", "/root/.bashrc"]
+        # An editable install still copies the wheel's data (the solutions) into site-packages/workbook/data.
+        reads += [str(path) for packages in site.getsitepackages()
+                  for path in Path(packages).glob("workbook/data/solutions/compaction_lab/records.py")]
         writes = [str(course / "planted.txt"), f"{sys.prefix}/planted.txt", "/usr/planted.txt", "/etc/planted.txt"]
         code = f"READ = {reads!r}\nWRITE = {writes!r}\n{PROBE}"
         done, work = run(isolation, code, slot=1, before=lambda work: (work / "mine.txt").write_text("mine"))

@@ -51,7 +51,7 @@ def test_the_installed_package_finds_its_files_inside_itself(installed, tmp_path
 
 def test_workbook_help_and_practice_run_from_the_wheel(installed, tmp_path):
     assert "practice" in run(installed / "workbook", "--help", cwd=tmp_path)
-    run(installed / "workbook", "practice", tmp_path / "labs", cwd=tmp_path)
+    run(installed / "workbook", "practice", tmp_path / "labs", "--no-lab", cwd=tmp_path)
     assert sorted(path.name for path in (tmp_path / "labs").glob("*.ipynb")) == [
         "01_record_parsing.ipynb", "02_interaction_grouping.ipynb", "03_budget_projection.ipynb",
         "04_compaction_creation.ipynb", "05_repeated_resumption.ipynb"]

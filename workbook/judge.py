@@ -127,7 +127,7 @@ def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isol
         done = {case.key for case in remaining if case.key in observations}
         if failed_import is not None or not ready:
             reason = (f"could not import {module}.py: {failed_import['classes'][0]}: {failed_import['message'][:300]}"
-                      if failed_import else f"the runner stopped before your module was imported ({why})")
+                      if failed_import else f"the runner stopped while importing {module}.py ({why})")
             for case in remaining:
                 observations.setdefault(case.key, {"crashed": reason})
             break

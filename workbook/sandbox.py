@@ -290,8 +290,12 @@ def python_prefixes() -> list[Path]:
 
 def hidden_paths(prefixes: list[Path]) -> list[Path]:
     """Project folders inside the bound ``prefixes`` that the sandbox must not see: the ``workbook``
-    package (a non-editable install) and every folder a ``.pth`` file of site-packages adds to sys.path."""
+    package (a non-editable install), a ``workbook`` folder in site-packages (an editable install still
+    copies the wheel's data there: the solutions, in ``workbook/data``) and every folder a ``.pth`` file of
+    site-packages adds to sys.path."""
     candidates = {Path(__file__).resolve().parent}
+    candidates |= {Path(packages) / "workbook" for packages in site.getsitepackages()
+                   if (Path(packages) / "workbook").is_dir()}
     for packages in site.getsitepackages():
         for pth in Path(packages).glob("*.pth"):
             for line in pth.read_text(encoding="utf-8", errors="replace").splitlines():
