@@ -185,6 +185,13 @@ class Course:
         return sorted(path.parent.name for path in (self.root / "submitted").glob(f"*/{ASSIGNMENT}") if path.is_dir())
 
 
+def configured_course(config: Config) -> Course:
+    """The course a Jupyter/nbgrader ``config`` is about: its ``CourseDirectory.root``, or (unset, as when
+    nbgrader's own commands or the formgrader run from the course directory) the working directory."""
+    root = config.CourseDirectory.get("root")
+    return Course(Path(root if isinstance(root, str) and root else os.getcwd()))
+
+
 def require_released(course: Course) -> None:
     """Raise ``CourseError`` unless the gradebook knows the assignment (``workbook release`` adds it)."""
     with course.gradebook() as gradebook:

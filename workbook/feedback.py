@@ -38,7 +38,7 @@ from rich.console import Console
 from traitlets import Bool
 from traitlets.config import Config
 
-from .course import ASSIGNMENT, Course, CourseError, add_course_option
+from .course import ASSIGNMENT, Course, CourseError, add_course_option, configured_course
 from .grades import course_grades, print_manual_grading_note
 from .release import hidden_case_secrets
 from .scoring import read_results
@@ -71,7 +71,7 @@ class JudgeResults(Preprocessor):
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Replace the outputs of every autograded cell of ``nb`` by ``case_lines`` of its cases."""
-        course = Course(Path(self.config.CourseDirectory.root or "."))
+        course = configured_course(self.config)
         results = read_results(course, resources["nbgrader"]["student"]) or {"labs": []}
         by_cell: dict[str, list[dict]] = {}
         for lab in results["labs"]:

@@ -28,7 +28,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 
 from . import sandbox
 from .cases import CaseBook, case_book
-from .course import ASSIGNMENT, PACKAGE, Course
+from .course import ASSIGNMENT, PACKAGE, Course, configured_course
 from .judge import LabVerdict, judge_submission
 from .labs import LABS, lab_of_notebook
 
@@ -140,7 +140,7 @@ class JudgeNotebook(NbGraderPreprocessor):
 
         lab = lab_of_notebook(resources["nbgrader"]["notebook"])
         if lab is not None:
-            course = Course(Path(self.config.CourseDirectory.root or "."))
+            course = configured_course(self.config)
             settings = self.config.SandboxKernelManager
             isolation = course_isolation(course, settings.get("isolation"))
             score_submission(course, resources["nbgrader"]["student"], isolation, settings.get("slot", 0), (lab,))
