@@ -14,6 +14,7 @@ from sessions import active_path
 from compaction_lab.budget import build_context
 from compaction_lab.provided.errors import BudgetError
 from compaction_lab.provided.example import estimate_example_tokens, example_entries
+from compaction_lab.provided.scenarios import compacted_path
 from factories import naming, options
 
 pytestmark = pytest.mark.lab3
@@ -125,3 +126,9 @@ def test_lab3_property_tokens_add_up_and_whole_interactions_are_kept(path, max_t
     if context.reason != "single_group_overflow":
         assert tokens.total <= max_tokens
     assert path == snapshot
+
+
+def test_lab3_a_compactions_summary_is_paid_before_any_interaction():
+    context = build_context(compacted_path(), options(36))
+    assert (context.compaction_id, context.reason, context.tokens.messages) == ("compact-1", "trimmed", 26)
+    assert context.kept_entry_ids == LAST_GROUP
