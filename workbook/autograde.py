@@ -33,9 +33,7 @@ a note.
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -62,7 +60,7 @@ from .course import (
 from .grades import grade_table, notebook_names, print_manual_grading_note, read_grades
 from .intake import LenientTimestamps, check_submission
 from .labs import LABS
-from .sandbox import MODES, Isolation, SandboxUnavailable, detect
+from .sandbox import MODES, Isolation, SandboxUnavailable, detect, kill_group
 from .scoring import print_review_notes, read_results, results_path, review_cells, score_submission
 from .third_party_warnings import ignore_nbgrader_add_submission_warning
 
@@ -184,7 +182,7 @@ def autograde(course: Course, students: list[str] | None = None, jobs: int = 1,
             if process.poll() is None and elapsed <= submission_timeout:
                 continue
             if process.poll() is None:
-                _kill(process)
+                kill_group(process)
                 status = "timed out"
             else:
                 status = "graded" if process.returncode in (0, NOTEBOOKS_NOT_EXECUTED) else "failed"
@@ -216,15 +214,6 @@ def _refuse(course: Course, student: str, problems: str) -> Outcome:
     log.parent.mkdir(parents=True, exist_ok=True)
     log.write_text(f"[workbook] submission refused, not graded: {problems}\n", encoding="utf-8")
     return Outcome(student, "refused", 0.0, log, problems)
-
-
-def _kill(process: subprocess.Popen) -> None:
-    """Kill the worker's process group; its kernels (own sessions) exit when they see their parent gone."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 def sqlite_busy_timeout(seconds: float) -> None:

@@ -179,7 +179,7 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
         if len(report) > REPORT_BYTES:
             why = "its reports were too large"
             break
-    _stop(process)
+    sandbox.kill_group(process)
     selector.close()
     os.close(read_end)
     process.stdout.close()
@@ -188,14 +188,6 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
         if process.returncode and process.returncode < 0:
             why = f"the runner was killed by signal {signal.Signals(-process.returncode).name}"
     return _lines(bytes(report)), why
-
-
-def _stop(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 def _lines(report: bytes) -> list[dict[str, Any]]:

@@ -44,6 +44,7 @@ import contextlib
 import functools
 import os
 import shutil
+import signal
 import site
 import stat
 import subprocess
@@ -362,3 +363,13 @@ def _environment(workdir: Path) -> dict[str, str]:
         "MALLOC_ARENA_MAX": "2",  # glibc reserves 64 MiB of address space per thread arena otherwise
         "JPY_PARENT_PID": "1",  # the sandbox's init: a kernel neither watches it nor prints its console banner
     }
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """Kill ``process``'s whole process group (it was started with ``start_new_session``) and reap it; a
+    sandbox started there ends with everything in it (bwrap's ``--die-with-parent``)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
