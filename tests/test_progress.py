@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import shutil
 
+import nbformat
 import pytest
 
 from compaction_lab.provided import progress, saved
@@ -135,3 +136,35 @@ def test_expect_names_call_result_and_first_difference() -> None:
         expect([{"id": "u1", "tokens": 3}], [{"id": "u1", "tokens": 4}], "price(path)")
     assert str(failure.value) == ("called price(path), got [{'id': 'u1', 'tokens': 3}], expected "
                                   "[{'id': 'u1', 'tokens': 4}] (first difference at [0]['tokens']: got 3, expected 4)")
+
+
+def hidden_only_cells() -> list[tuple[str, str]]:
+    """``(grade_id, source)`` of every notebook's autograded code cells that have no visible case."""
+    visible = {case.grade_id for case in visible_cases()}
+    cells = [cell for path in sorted(NOTEBOOKS.glob("*.ipynb"))
+             for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    return [(cell.metadata["nbgrader"]["grade_id"], cell.source) for cell in cells
+            if cell.metadata.get("nbgrader", {}).get("grade")
+            and cell.metadata["nbgrader"]["grade_id"] not in visible]
+
+
+def test_a_hidden_only_test_cell_prints_one_plain_line_and_no_out_value(capsys) -> None:
+    """Run as IPython runs a cell: no ``Out[]`` (the docstring is not the last expression and ``check`` returns
+    None), nothing on stderr, one stdout line saying the points are decided at grading: no mark of a result
+    (✓ or ✗) and nothing of the hidden cases."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    cells = hidden_only_cells()
+    assert len(cells) >= 5 and {grade_id[:4] for grade_id, _ in cells} == {f"lab{n}" for n in range(1, 6)}
+    shell = InteractiveShell.instance()
+    try:
+        assert shell.run_cell("from compaction_lab.provided.cases import check").success  # as the setup cell
+        for grade_id, source in cells:
+            result = shell.run_cell(source, store_history=True)
+            printed = capsys.readouterr()
+            assert result.success and result.result is None, grade_id
+            assert (printed.out, printed.err) == (
+                f"{grade_id}: graded by hidden tests when your work is graded; the docstring above says what they "
+                "check.\n", ""), grade_id
+    finally:
+        InteractiveShell.clear_instance()
