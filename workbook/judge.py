@@ -294,7 +294,7 @@ def judge_lab(package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolat
     extra = {grade_id: book.extra[grade_id] if ok else 0.0 for grade_id, ok in passed.items() if grade_id in book.extra}
     troubles = [(status, observation[status]) for observation in observed.values()
                 for status in ("crashed", "timed out") if status in observation]  # the grader's own words
-    status = "graded" if not troubles else f"{len(troubles)} run(s) of a case {troubles[0][0]}: {troubles[0][1][:200]}"
+    status = "graded" if not troubles else f"{len(troubles)} case run(s) {troubles[0][0]}: {troubles[0][1][:500]}"
     return LabVerdict(lab, tuple(results), scores, status, output[:OUTPUT_BYTES], extra)
 
 
