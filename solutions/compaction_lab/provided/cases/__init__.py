@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +93,8 @@ class Verdict:
         return self.status == "passed"
 
 
+NOT_IMPLEMENTED = re.compile(r"Lab (?P<lab>\d) \(.*?\): (?P<function>\w+)\(\) is not implemented yet")
+"""A ``LabNotImplementedError``'s message: which lab and which function (a lab may have several)."""
 SHORT = reprlib.Repr()
 SHORT.maxlevel, SHORT.maxlist, SHORT.maxdict, SHORT.maxstring, SHORT.maxother = 3, 8, 8, 80, 80
 
@@ -282,8 +285,9 @@ def run_visible(cases: tuple[Case, ...]) -> list[Verdict]:
 
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
-    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` while the lab is not
-    started). A cell without visible cases says its points are graded by hidden tests."""
+    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` naming the function
+    the cases stopped at, while it is not written). A cell without visible cases says its points are graded
+    by hidden tests."""
     cases = tuple(case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0]))
                   if case.grade_id == grade_id)
     if not cases:
@@ -296,7 +300,9 @@ def check(grade_id: str) -> None:
     started = [result for result in verdicts if result.status != "not started"]
     if not started:
         lab = next(item for item in LABS if item.number == cases[0].lab)
-        raise LabNotImplementedError(lab.number, lab.function)
+        named = NOT_IMPLEMENTED.match(verdicts[0].message)
+        function = named["function"] if named and int(named["lab"]) == lab.number else lab.function
+        raise LabNotImplementedError(lab.number, function)
     failed = [result for result in verdicts if not result.passed]
     if failed:
         raise AssertionError(f"{len(failed)} of {len(verdicts)} checks of {grade_id} failed; "
