@@ -254,15 +254,17 @@ def compact(store: Any, leaf_id: str, options: CompactionOptions, summarizer: Ca
         estimate_tokens=budget.estimate_tokens, fixed_tokens=system)
     first_kept = _user_message_from(start.entries, boundary, options.retain_recent_messages)
     if first_kept is None:
-        raise _failure("boundary_unavailable", leaf_id, f"no user message from the boundary {boundary!r} on keeps "
-                       f"the last {options.retain_recent_messages} messages and fits the trigger")
+        where = "no whole-round cut fits the trigger" if boundary is None else \
+            f"no user message from the boundary {boundary!r} on"
+        raise _failure("boundary_unavailable", leaf_id, f"{where} keeps the last {options.retain_recent_messages} "
+                       "messages")
     # Step 3: summarize: a frozen request of copies; look at the token before and after.
-    cancel.raise_if_cancelled("before summarizing")
+    _stop_if_cancelled(cancel, leaf_id, "before summarizing")
     previous = next((entry["summary"] for entry in reversed(path) if entry["type"] == "compaction"), None)
     compacted = start.entries[: [entry["id"] for entry in start.entries].index(first_kept)]
     request = SummaryRequest(tuple(compacted), copy.deepcopy(previous), first_kept, options.summary_max_tokens)
     reply = _summarize(summarizer, request, cancel, leaf_id)
-    cancel.raise_if_cancelled("after the summarizer returned")
+    _stop_if_cancelled(cancel, leaf_id, "after the summarizer returned")
     # Step 4: verify: a valid summary, within its budget, keeping the facts; the new context fits.
     entry = _entry_from_reply(path, options, reply, first_kept, before, leaf_id)
     cost = measure(budget, summary_message(entry["summary"]), "the new summary")
@@ -276,7 +278,7 @@ def compact(store: Any, leaf_id: str, options: CompactionOptions, summarizer: Ca
                        f"the window of {budget.max_tokens} tokens")
     # Step 5: seal, look at the token one last time, append once.
     sealed = {**entry, CHECKSUM_KEY: entry_checksum(entry)}
-    cancel.raise_if_cancelled("before appending")
+    _stop_if_cancelled(cancel, leaf_id, "before appending")
     appended = store.append(sealed)
     return CompactionResult("compacted", appended, before, context.tokens.system + context.tokens.messages)
     # END LAB 4
@@ -310,6 +312,12 @@ def _failure(code: str, leaf_id: str, why: str) -> CompactionError:
     return CompactionError(f"{code}: compaction after {leaf_id!r}: {why}", code=code)
 
 
+def _stop_if_cancelled(cancel: CancellationToken, leaf_id: str, when: str) -> None:
+    """``cancelled`` if the token is, saying ``when`` it was seen."""
+    if cancel.cancelled:
+        raise _failure("cancelled", leaf_id, f"cancelled {when}")
+
+
 def _user_message_from(messages: list[Entry], boundary: str | None, retain: int) -> str | None:
     """The id of the first user message at or after ``boundary`` that keeps the last ``retain`` messages."""
     if boundary is None:
@@ -328,7 +336,7 @@ def _summarize(summarizer: Callable[[SummaryRequest], Any], request: SummaryRequ
         return await_cancellable(reply, cancel) if inspect.isawaitable(reply) else reply
     except Exception as error:
         if isinstance(error, CompactionError) and error.code == "cancelled":
-            raise
+            raise _failure("cancelled", leaf_id, "while the summarizer was awaited") from error
         raise _failure("summarizer_failed", leaf_id, f"the summarizer raised {type(error).__name__}: {error}") \
             from error
 

@@ -79,11 +79,6 @@ class CancellationToken:
         callback()
         return lambda: None
 
-    def raise_if_cancelled(self, when: str) -> None:
-        """Raise ``CompactionError`` (code ``cancelled``) saying ``when`` if the token is cancelled."""
-        if self._cancelled:
-            raise CompactionError(f"cancelled {when}", code="cancelled")
-
     def _forget(self, callback: Callable[[], None]) -> None:
         with self._lock:
             if callback in self._callbacks:
@@ -106,7 +101,7 @@ def await_cancellable(awaitable: Awaitable[T], cancel: CancellationToken) -> T:
             return await task
         except asyncio.CancelledError:
             if cancel.cancelled:
-                raise CompactionError("cancelled while the summarizer was awaited", code="cancelled") from None
+                raise CompactionError("cancelled: while the summarizer was awaited", code="cancelled") from None
             raise
         finally:
             forget()
