@@ -135,6 +135,18 @@ def jsonl_store(folder, entries):
     return JsonlSessionStore(file)
 
 
+def estimated_input(path):
+    """The example tokens of the system prompt "sys", the latest summary's message and the messages after it:
+    what ``compact`` compares with the trigger (computed here without any lab function)."""
+    latest = max((index for index, entry in enumerate(path) if entry["type"] == "compaction"), default=None)
+    if latest is None:
+        return 3 + sum(estimate_example_tokens(entry["message"]) for entry in path)
+    ids_before = [entry["id"] for entry in path[:latest]]
+    kept = path[ids_before.index(path[latest]["firstKeptEntryId"]):]
+    return 3 + estimate_example_tokens(summary_message(path[latest]["summary"])) + sum(
+        estimate_example_tokens(entry["message"]) for entry in kept if entry["type"] == "message")
+
+
 def by_position(path):
     """``{call id: (the index of its call, the index of its result)}`` on ``path``, read from the data."""
     calls, results = {}, {}
@@ -220,6 +232,7 @@ def test_lab4_compact_appends_one_sealed_entry_kept_from_a_user_message(tmp_path
 
 
 def test_lab4_compact_keeps_the_previous_summary_and_runs_async_summarizers(tmp_path):
+    assert should_compact(estimated_input(compacted_long_session()), 64, 8)
     store = jsonl_store(tmp_path, compacted_long_session())
     summarizer = AsyncScriptedSummarizer(fixed_summary())
     result_ = compact_session(store, "a7", compaction_options(), summarizer)
@@ -249,6 +262,7 @@ FAILURES = {
 @pytest.mark.parametrize("code", FAILURES)
 def test_lab4_every_failure_has_its_code_and_leaves_the_file_as_it_was(code, tmp_path):
     path, settings, reply = FAILURES[code]
+    assert should_compact(estimated_input(path), 64, 8, settings.get("ratio", 0.8))  # never "unchanged"
     store = jsonl_store(tmp_path, path)
     before = store.path.read_bytes()
     token = CancellationToken()
