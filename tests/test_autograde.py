@@ -10,6 +10,7 @@ import pytest
 from rich.console import Console
 
 from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, grade_with_progress
+from workbook.cases import grade_points
 from workbook.course import CourseError, build
 from workbook.grades import read_grades
 from workbook.labs import LABS
@@ -36,6 +37,10 @@ def tampered(dest):
     example = dest / "provided" / "example.py"
     example.write_text(example.read_text() + "\n\ndef example_entries():\n    return []\n")
     return dest
+
+
+LAB4_EXTRA = int(sum(points for grade_id, points in grade_points()[1].items() if grade_id.startswith("lab4_")))
+"""Lab 4's going-further extra credit (6), which the solutions earn: nbgrader adds it to the lab's score."""
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +71,7 @@ def test_the_students_lab_modules_are_graded_and_provided_modules_restored(grade
     assert outcomes["complete"].status == outcomes["tampered"].status == "graded"
     manual = 2 * len(LABS)  # one manually graded answer of 2 points per notebook, not graded yet
     assert grades["complete"].max_score == 10 * len(LABS)
-    assert grades["complete"].score == 10 * len(LABS) - manual
+    assert grades["complete"].score == 10 * len(LABS) - manual + LAB4_EXTRA
     assert [lab.score for lab in grades["tampered"].labs] == [lab.score for lab in grades["complete"].labs]
     assert "return []" not in (course.autograded("tampered") / "compaction_lab" / "provided" / "example.py").read_text()
 
@@ -98,7 +103,8 @@ def test_the_summary_table_has_a_row_per_student_and_a_column_per_lab(graded):
     assert [f"lab {lab.number}" in header for lab in LABS] == [True] * len(LABS)
     complete_row = next(line for line in summary.splitlines() if " complete " in line).split("│")
     # Its written answers are left as released, which autograde grades 0 without a grader: nothing pending.
-    assert [cell.strip() for cell in complete_row[2:9]] == ["8/8"] * len(LABS) + ["0/10", "40/50"]
+    assert [cell.strip() for cell in complete_row[2:9]] == ["8/8"] * 3 + [f"{8 + LAB4_EXTRA}/8", "8/8", "0/10",
+                                                                          f"{40 + LAB4_EXTRA}/50"]
     # Failed submissions need autograding again, not a grader: nothing pending, no note.
     failed = {student: next(line for line in summary.splitlines() if f" {student} " in line).split("│")[7].strip()
               for student in ("hangs", "crashes", "exits")}

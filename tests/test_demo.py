@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
+from workbook.cases import grade_points
 from workbook.cli import main
 from workbook.course import Course
 from workbook.demo import demo
@@ -24,6 +25,12 @@ EXPECTED = {
     "partial": [8, 8, 0, 0, 0],  # labs 1 and 2 done
     "buggy": [8, 8, 3, 8, 2],  # messages[-3:] fails lab 3's trimming tests and lab 5's, which build contexts
 }
+LAB4_EXTRA = int(sum(points for grade_id, points in grade_points()[1].items() if grade_id.startswith("lab4_")))
+"""Lab 4's going-further extra credit (6), which the solutions earn: nbgrader adds it to the lab's score."""
+EXTRA = {"complete": [0, 0, 0, LAB4_EXTRA, 0], "blank": [0] * 5, "partial": [0] * 5,
+         "buggy": [0, 0, 0, LAB4_EXTRA, 0]}
+SCORES = {student: [points + EXTRA[student][index] for index, points in enumerate(EXPECTED[student])]
+          for student in EXPECTED}
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +43,9 @@ def demo_run(tmp_path_factory):
 
 def test_the_demo_grades_the_four_samples_as_expected(demo_run):
     _, grades, printed = demo_run
-    assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == EXPECTED
+    assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == SCORES
     assert {grade.max_score for grade in grades.values()} == {50}
-    for student, scores in EXPECTED.items():
+    for student, scores in SCORES.items():
         row = next(line for line in printed.splitlines() if f" {student} " in line)
         assert f"{sum(scores)}/50" in row and "graded" in row
 
@@ -57,9 +64,9 @@ def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_ru
     for student, (_, _, manual) in PENDING.items():
         cells = [cell.strip() for cell in next(line for line in printed.splitlines()
                                                if f" {student} " in line).split("│")[2:9]]
-        assert cells == [f"{score}/8" for score in EXPECTED[student]] + [manual, f"{sum(EXPECTED[student])}/50"]
+        assert cells == [f"{score}/8" for score in SCORES[student]] + [manual, f"{sum(SCORES[student])}/50"]
     mean_row = [cell.strip() for cell in next(line for line in printed.splitlines() if " mean " in line).split("│")]
-    assert mean_row[2:9] == ["6", "6", "2.8", "4", "2.5", "", "21.2"]  # (8+3)/4 = 2.75 and 85/4 = 21.25, rounded
+    assert mean_row[2:9] == ["6", "6", "2.8", "7", "2.5", "", "24.2"]  # (8+3)/4 = 2.75 and 97/4 = 24.25, rounded
     assert "note: 12 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
 
 
@@ -99,7 +106,7 @@ def test_the_export_has_a_column_per_lab(demo_run):
     rows = {row["student_id"]: row for row in csv.DictReader((course.root / "grades.csv").open(newline=""))}
     labs = sorted(path.stem for path in course.source.glob("*.ipynb"))
     assert set(rows) == set(EXPECTED)
-    for student, scores in EXPECTED.items():
+    for student, scores in SCORES.items():
         assert [float(rows[student][lab]) for lab in labs] == scores
         assert float(rows[student]["score"]) == sum(scores)
 

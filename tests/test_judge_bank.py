@@ -153,8 +153,11 @@ def bank(tmp_path_factory):
     return course, made, {outcome.student: outcome for outcome in outcomes}, grades, out.getvalue()
 
 
-def lab_scores(grade) -> dict[int, float]:
-    return {index + 1: lab.auto_score for index, lab in enumerate(grade.labs)}
+def lab_scores(course, student: str, grade) -> dict[int, float]:
+    """Each lab's autograded points, less the extra credit the judge gave (a going-further part is judged
+    on its own functions, which a trick in the lab's main function may leave working)."""
+    extra = {lab["lab"]: sum(lab["extra"].values()) for lab in read_results(course, student)["labs"]}
+    return {index + 1: lab.auto_score - extra[index + 1] for index, lab in enumerate(grade.labs)}
 
 
 def test_every_submission_is_graded_and_the_batch_completes(bank):
@@ -164,12 +167,13 @@ def test_every_submission_is_graded_and_the_batch_completes(bank):
 
 
 def test_each_gets_exactly_its_honest_score_from_the_judge(bank):
-    _, made, _, grades, printed = bank
-    complete_scores = lab_scores(grades["control_complete"])
-    blank_scores = lab_scores(grades["control_blank"])
+    course, made, _, grades, printed = bank
+    complete_scores = lab_scores(course, "control_complete", grades["control_complete"])
+    blank_scores = lab_scores(course, "control_blank", grades["control_blank"])
     assert set(blank_scores.values()) == {0}
+    assert sum(read_results(course, "control_complete")["labs"][3]["extra"].values()) > 0  # lab 4's going further
     for student, (_, expected) in made.items():
-        scores = lab_scores(grades[student])
+        scores = lab_scores(course, student, grades[student])
         for lab, kind in expected.items():
             if kind == "complete":
                 assert scores[lab] == complete_scores[lab], (student, lab, scores, printed)
