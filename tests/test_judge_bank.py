@@ -14,6 +14,7 @@ from rich.console import Console
 
 from compaction_lab.provided.labs import LABS
 from workbook.autograde import grade_with_progress
+from workbook.cases import grade_points
 from workbook.course import build
 from workbook.feedback import feedback, html_text
 from workbook.grades import read_grades
@@ -153,11 +154,10 @@ def bank(tmp_path_factory):
     return course, made, {outcome.student: outcome for outcome in outcomes}, grades, out.getvalue()
 
 
-def lab_scores(course, student: str, grade) -> dict[int, float]:
-    """Each lab's autograded points, less the extra credit the judge gave (a going-further part is judged
-    on its own functions, which a trick in the lab's main function may leave working)."""
-    extra = {lab["lab"]: sum(lab["extra"].values()) for lab in read_results(course, student)["labs"]}
-    return {index + 1: lab.auto_score - extra[index + 1] for index, lab in enumerate(grade.labs)}
+def lab_scores(grade) -> dict[int, float]:
+    """Each lab's autograded points, extra credit apart (a going-further part is judged on its own
+    functions, which a trick in the lab's main function may leave working)."""
+    return {index + 1: lab.auto_score for index, lab in enumerate(grade.labs)}
 
 
 def test_every_submission_is_graded_and_the_batch_completes(bank):
@@ -167,13 +167,14 @@ def test_every_submission_is_graded_and_the_batch_completes(bank):
 
 
 def test_each_gets_exactly_its_honest_score_from_the_judge(bank):
-    course, made, _, grades, printed = bank
-    complete_scores = lab_scores(course, "control_complete", grades["control_complete"])
-    blank_scores = lab_scores(course, "control_blank", grades["control_blank"])
+    _, made, _, grades, printed = bank
+    complete_scores = lab_scores(grades["control_complete"])
+    blank_scores = lab_scores(grades["control_blank"])
     assert set(blank_scores.values()) == {0}
-    assert sum(read_results(course, "control_complete")["labs"][3]["extra"].values()) > 0  # lab 4's going further
+    lab4_extra = sum(points for grade_id, points in grade_points()[1].items() if grade_id.startswith("lab4_"))
+    assert grades["control_complete"].labs[3].extra_credit == lab4_extra  # lab 4's going further
     for student, (_, expected) in made.items():
-        scores = lab_scores(course, student, grades[student])
+        scores = lab_scores(grades[student])
         for lab, kind in expected.items():
             if kind == "complete":
                 assert scores[lab] == complete_scores[lab], (student, lab, scores, printed)
