@@ -21,7 +21,7 @@ from conftest import SHARED
 from nbclient import NotebookClient
 from nbgrader import nbgraderformat
 
-from compaction_lab.provided.cases import visible_cases
+from compaction_lab.provided.cases import is_extra_credit, visible_cases
 from compaction_lab.provided.errors import LabNotImplementedError
 from compaction_lab.provided.labs import LABS
 
@@ -187,6 +187,8 @@ def test_points_split_stated_in_opening(lab) -> None:
 def test_extra_credit_outside_the_ten_points_and_stated_in_opening(lab) -> None:
     cells = [cell for cell in graded_code_cells(read(lab)) if extra_credit(cell)]
     assert all(cell.metadata["nbgrader"]["points"] == 0 and extra_credit(cell) in (1, 2) for cell in cells)
+    named = [cell for cell in graded_code_cells(read(lab)) if is_extra_credit(cell.metadata["nbgrader"]["grade_id"])]
+    assert named == cells, "the checklist tells extra-credit cells by their grade id (cases.is_extra_credit)"
     if cells:
         stated = re.search(r"\*\*Extra credit: (\d+) points\*\*", read(lab).cells[0].source)
         assert stated and int(stated[1]) == sum(map(extra_credit, cells)), f"{lab.notebook} states another extra credit"

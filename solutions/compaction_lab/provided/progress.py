@@ -73,14 +73,13 @@ def lab_status(number: int) -> Status:
         first, _, excerpt = checklist.problem.partition("\n")
         return Status(info, "broken", first, "", checklist, reloaded, points, excerpt)
     if state == "not started":
-        return Status(info, "not_implemented", checklist.verdicts[0].message,
+        return Status(info, "not_implemented", checklist.own[0][1].message,
                       f"Write {info.function}() in compaction_lab/{info.module}.py, save the file, and run this "
                       "cell again.", checklist, reloaded, points)
     if state == "blocked":
         return Status(info, "blocked", f"{name}: blocked by lab {checklist.waiting_for}",
-                      checklist.verdicts[0].message, checklist, reloaded, points)
-    passing = sum(item.passed for item in checklist.verdicts)
-    title = f"{name}: {passing}/{len(checklist.verdicts)} visible checks pass"
+                      checklist.own[0][1].message, checklist, reloaded, points)
+    title = f"{name}: {checklist.counts()}"
     return Status(info, "done" if state == "passed" else "wrong", title, "", checklist, reloaded, points)
 
 

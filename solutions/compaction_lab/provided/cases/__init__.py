@@ -94,6 +94,16 @@ class Verdict:
         return self.status == "passed"
 
 
+EXTRA_CREDIT_GRADE_ID = re.compile(r"lab\d+_extra_")
+"""The start of an extra-credit grade cell's id (``lab4_extra_boundary``): its notebook cell has nbgrader points 0
+and ``workbook.extra_credit`` metadata (``tests/test_notebooks.py`` checks they agree)."""
+
+
+def is_extra_credit(grade_id: str) -> bool:
+    """True for an extra-credit grade cell's id (``EXTRA_CREDIT_GRADE_ID``)."""
+    return bool(EXTRA_CREDIT_GRADE_ID.match(grade_id))
+
+
 NOT_IMPLEMENTED = re.compile(r"Lab (?P<lab>\d) \(.*?\): (?P<function>\w+)\(\) is not implemented yet")
 """A ``LabNotImplementedError``'s message: which lab and which function (a lab may have several)."""
 SHORT = reprlib.Repr()
