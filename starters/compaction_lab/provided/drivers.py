@@ -23,7 +23,6 @@ from typing import Any
 from .. import budget, compaction
 from ..records import Entry
 from ..resumption import summary_message
-from .checks import entry_ids
 from .errors import CompactionError
 from .stores import InMemorySessionStore, JsonlSessionStore, path_to
 from .summarizers import AsyncScriptedSummarizer, CancellationToken, ScriptedSummarizer
@@ -182,3 +181,8 @@ def _while_summarizing(request: Any, token: CancellationToken, cancel: str | Non
         scribble(request.previous_summary)
     if cancel == "while_summarizing":
         token.cancel()
+
+
+def entry_ids(entries: list[Entry]) -> list[str]:
+    """The ids of ``entries``, in order."""
+    return [entry["id"] for entry in entries]
