@@ -91,8 +91,8 @@ class JudgeResults(Preprocessor):
         if extra and "score" in resources["nbgrader"]:
             resources["nbgrader"]["score"] -= extra
             score = with_extra_credit(resources["nbgrader"]["score"], resources["nbgrader"]["max_score"], extra)
-            nb.cells.insert(0, new_markdown_cell(f"**Score: {score}**: +{points_text(extra)} extra credit, outside "
-                                                 "this notebook's points."))
+            nb.cells.insert(0, new_markdown_cell(f"**Score: {score}** (+{points_text(extra)}: extra credit, "
+                                                 "outside this notebook's points)"))
         return nb, resources
 
 
