@@ -9,13 +9,12 @@ replaces the outputs of every autograded cell with the judge's results for that 
 - a hidden case: ``✓ hidden test name`` or ``✗ hidden test name: the instructor's hint``. Nothing of a
   hidden case's inputs, code or of what the student's code did with them is shown.
 
-The scores on the page are the gradebook's, which the judge wrote, with extra credit apart (nbgrader counts it in
-a cell's and the notebook's score): a cell scored above its points shows its points and, in its results, the
-extra credit; the notebook's score leaves it out, and a first cell states it, "Score: 10/10 +6" (never 16/10).
-Feedback is generated student by
-student: a page that fails to render or shows a hidden case's call is removed, that student is named, and
-the others get theirs. (A hidden case's call that is public anyway, e.g. a visible case shows the same
-call, is not a secret: ``release.hidden_case_secrets``.)
+The scores on the page are the gradebook's, which the judge wrote, with extra credit apart (nbgrader counts
+it in a cell's and the notebook's score): a cell scored above its points shows its points and, in its
+results, the extra credit; the notebook's score leaves it out, and a first cell states it, "Score: 10/10 +6"
+(never 16/10). Feedback is generated student by student: a page that fails to render or shows a hidden
+case's call is removed, that student is named, and the others get theirs. (A hidden case's call that is
+public anyway, e.g. a visible case shows the same call, is not a secret: ``release.hidden_case_secrets``.)
 
 The feedback folder holds the notebooks' HTML pages and nothing else of the graded folder: nbgrader's
 ``GenerateFeedback`` copies every other file of ``autograded/STUDENT/ASSIGNMENT`` there (the package with

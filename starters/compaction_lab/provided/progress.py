@@ -118,9 +118,9 @@ def point_split(notebook: Path, visible_grade_ids: Iterable[str]) -> PointSplit 
     visible, groups = set(visible_grade_ids), {"visible": [], "hidden": [], "written": [], "extra": []}
     for cell in cells:
         grading = cell.get("metadata", {}).get("nbgrader", {})
-        extra = cell.get("metadata", {}).get("workbook", {}).get("extra_credit")
         if not grading.get("grade"):
             continue
+        extra = cell.get("metadata", {}).get("workbook", {}).get("extra_credit")
         if extra is not None:
             groups["extra"].append(float(extra))
             continue
