@@ -13,7 +13,7 @@ from workbook import sandbox
 from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, course_isolation, grade_with_progress
 from workbook.cli import main
 from workbook.course import CourseError, build
-from workbook.grades import read_grades
+from workbook.grades import points_text, read_grades
 from workbook.labs import LABS
 from workbook.release import release
 from workbook.sandbox import SandboxUnavailable
@@ -99,12 +99,14 @@ def test_parallel_workers_never_see_a_locked_database(graded):
 
 @pytest.mark.slow
 def test_the_summary_table_has_a_row_per_student_and_a_column_per_lab(graded):
-    _, _, _, summary = graded
+    _, _, grades, summary = graded
     header = next(line for line in summary.splitlines() if "student" in line)
     assert [f"lab {lab.number}" in header for lab in LABS] == [True] * len(LABS)
     complete_row = next(line for line in summary.splitlines() if " complete " in line).split("│")
     # Its written answers are left as released, which autograde grades 0 without a grader: nothing pending.
-    assert [cell.strip() for cell in complete_row[2:9]] == ["8/8"] * len(LABS) + ["0/10", "40/50"]
+    extra = f" +{points_text(grades['complete'].extra_credit)}"  # lab 4's going further, apart from its points
+    assert [cell.strip() for cell in complete_row[2:9]] == ["8/8"] * 3 + ["8/8" + extra, "8/8", "0/10",
+                                                                          "40/50" + extra]
     # Submissions whose notebooks nbgrader could not execute: their answers wait for a grader, and the note says so.
     pending = {student: next(line for line in summary.splitlines() if f" {student} " in line).split("│")[7].strip()
                for student in ("complete", "tampered")}

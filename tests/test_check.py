@@ -77,6 +77,22 @@ def test_a_wrong_lab_names_its_first_failing_check(tmp_path, capsys):
         "example_options(max_tokens=31)), got .kept_entry_ids[0] = 'r-test', expected 'u2'"]
 
 
+GOING_FURTHER = ("compaction_trigger", "should_compact", "group_tool_rounds", "select_compaction_boundary", "compact")
+"""Lab 4's going-further functions, whose checks give extra credit."""
+
+
+def test_lab4_is_done_without_its_extra_credit_which_is_counted_apart(tmp_path, capsys):
+    assert main(["check", "4", "--workspace", str(workspace(tmp_path / "all"))]) == 0
+    assert lines_of(capsys) == ["lab 4: 11/11 visible checks pass; hidden tests run at grading; "
+                                "extra credit: 19/19 checks pass"]
+    folder = workspace(tmp_path / "own")
+    append(folder, "compaction", "\nfrom .provided.errors import LabNotImplementedError\n" + "".join(
+        f"\n\ndef {name}(*args, **kwargs):\n    raise LabNotImplementedError(4, {name!r})\n" for name in GOING_FURTHER))
+    assert main(["check", "4", "--workspace", str(folder)]) == 0
+    assert lines_of(capsys) == ["lab 4: 11/11 visible checks pass; hidden tests run at grading; "
+                                "extra credit: 0/19 checks pass"]
+
+
 def test_a_syntax_error_names_file_and_line(tmp_path, capsys):
     folder = workspace(tmp_path)
     line = append(folder, "grouping", "\ndef broken(:\n    pass\n") + 1

@@ -10,6 +10,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
+from workbook.cases import grade_points
 from workbook.cli import main
 from workbook.course import Course
 from workbook.demo import demo
@@ -25,6 +26,14 @@ EXPECTED = {
     "partial": [8, 8, 0, 0, 0],  # labs 1 and 2 done
     "buggy": [8, 8, 2, 8, 8],  # messages[-3:] fails lab 3; lab 5 is graded with the reference lab 3
 }
+LAB4_EXTRA = int(sum(points for grade_id, points in grade_points()[1].items() if grade_id.startswith("lab4_")))
+"""Lab 4's going-further extra credit, which complete and buggy (lab 4 as the reference) earn, apart from the points."""
+EXTRA = {"complete": [0, 0, 0, LAB4_EXTRA, 0], "blank": [0] * 5, "partial": [0] * 5, "buggy": [0, 0, 0, LAB4_EXTRA, 0]}
+
+
+def shown(score: float, max_score: float, extra: float) -> str:
+    """A table cell: "8/8", or "8/8 +6" with extra credit."""
+    return f"{score}/{max_score}" + (f" +{extra}" if extra else "")
 
 
 @pytest.fixture(scope="module")
@@ -38,6 +47,7 @@ def demo_run(tmp_path_factory):
 def test_the_demo_grades_the_four_samples_as_expected(demo_run):
     _, grades, printed = demo_run
     assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == EXPECTED
+    assert {student: [lab.extra_credit for lab in grade.labs] for student, grade in grades.items()} == EXTRA
     assert {grade.max_score for grade in grades.values()} == {50}
     for student, scores in EXPECTED.items():
         row = next(line for line in printed.splitlines() if f" {student} " in line)
@@ -58,7 +68,8 @@ def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_ru
     for student, (_, _, manual) in PENDING.items():
         cells = [cell.strip() for cell in next(line for line in printed.splitlines()
                                                if f" {student} " in line).split("│")[2:9]]
-        assert cells == [f"{score}/8" for score in EXPECTED[student]] + [manual, f"{sum(EXPECTED[student])}/50"]
+        assert cells == [shown(score, 8, extra) for score, extra in zip(EXPECTED[student], EXTRA[student], strict=True)
+                         ] + [manual, shown(sum(EXPECTED[student]), 50, sum(EXTRA[student]))]
     mean_row = [cell.strip() for cell in next(line for line in printed.splitlines() if " mean " in line).split("│")]
     assert mean_row[2:9] == ["6", "6", "2.5", "4", "4", "", "22.5"]  # (8+2)/4 and (40+16+34)/4
     assert "note: 12 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
@@ -92,6 +103,9 @@ def test_feedback_shows_the_judges_results_and_hidden_cases_only_by_name_and_hin
     visible_cell = buggy_lab3.split("Grade cell: lab3_trim_boundary")[1].split("Grade cell:")[0]
     assert "✗ window_30_keeps_one: called build_context(example_entries(), example_options(max_tokens=30)), " \
            "got .kept_entry_ids[0] = 'r-test', expected 'u3'" in visible_cell
+    complete_lab4 = " ".join(html_text(course.feedback("complete") / "04_compaction_creation.html").split())
+    assert "(Score: 8.0 / 10.0)" in complete_lab4 and f"Score: 8/10 +{LAB4_EXTRA}" in complete_lab4  # never 14/10
+    assert "extra credit: +2 ✓ " in complete_lab4  # the boundary cell's 2 extra points, above its results
     blank_lab1 = html_text(course.feedback("blank") / "01_record_parsing.html")
     assert "Lab 1 (record parsing): parse_compaction_entry() is not implemented yet" in blank_lab1
 
@@ -111,6 +125,8 @@ def test_the_export_has_a_column_per_lab(demo_run):
     for student, scores in EXPECTED.items():
         assert [float(rows[student][lab]) for lab in labs] == scores
         assert float(rows[student]["score"]) == sum(scores)
+        assert [float(rows[student][f"{lab} extra credit"]) for lab in labs] == EXTRA[student]
+        assert float(rows[student]["extra_credit"]) == sum(EXTRA[student])
 
 
 def test_no_worker_saw_a_locked_database(demo_run):

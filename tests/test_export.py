@@ -23,12 +23,15 @@ def make_gradebook(path):
     for notebook in NOTEBOOKS:
         gradebook.add_notebook(notebook, "compaction_labs")
         gradebook.add_grade_cell(f"{notebook}_test", notebook, "compaction_labs", max_score=4, cell_type="code")
+    gradebook.add_grade_cell("lab2_extra", NOTEBOOKS[1], "compaction_labs", max_score=0, cell_type="code")
     gradebook.add_student("ada", first_name="Ada", last_name='Lovelace, Countess "of" Lovelace',
                           email="ada@example.org")
     gradebook.add_student("bob", first_name="Bob", last_name="Absent")
     gradebook.add_submission("compaction_labs", "ada")
     for notebook, score in zip(NOTEBOOKS, (4, 1.5), strict=True):
         gradebook.find_grade(f"{notebook}_test", notebook, "compaction_labs", "ada").auto_score = score
+    extra = gradebook.find_grade("lab2_extra", NOTEBOOKS[1], "compaction_labs", "ada")
+    extra.auto_score, extra.extra_credit = 0.0, 2.0  # as the judge writes an extra-credit cell's points
     gradebook.db.commit()
     return gradebook
 
@@ -39,13 +42,16 @@ def test_a_name_with_a_comma_stays_one_field_and_each_lab_has_a_column(tmp_path)
         LabCsvExportPlugin(to=str(dest)).export(gradebook)
     rows = list(csv.DictReader(dest.open(newline="")))
     assert list(rows[0]) == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-                             "raw_score", "late_submission_penalty", "score", "max_score", *NOTEBOOKS]
+                             "raw_score", "late_submission_penalty", "score", "max_score", "extra_credit", *NOTEBOOKS,
+                             *[f"{notebook} extra credit" for notebook in NOTEBOOKS]]
     assert [row["student_id"] for row in rows] == ["ada", "bob"]  # by id; nbgrader lists bob (Absent) first
     ada, bob = rows
     assert ada["last_name"] == 'Lovelace, Countess "of" Lovelace'
     assert (ada["first_name"], ada["email"]) == ("Ada", "ada@example.org")
     assert (ada["01_record_parsing"], ada["02_interaction_grouping"]) == ("4.0", "1.5")
-    assert (ada["raw_score"], ada["score"], ada["max_score"]) == ("5.5", "5.5", "8.0")
+    assert (ada["raw_score"], ada["score"], ada["max_score"]) == ("5.5", "5.5", "8.0")  # extra credit apart
+    assert (ada["extra_credit"], ada["01_record_parsing extra credit"], ada["02_interaction_grouping extra credit"]) \
+        == ("2.0", "0.0", "2.0")
     assert (bob["timestamp"], bob["score"], bob["01_record_parsing"]) == ("", "0.0", "0.0")
     assert len(dest.read_text().splitlines()) == 3
 

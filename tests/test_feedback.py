@@ -56,3 +56,21 @@ def test_judge_results_replace_what_the_students_kernel_printed(tmp_path):
     assert texts[2] == "This cell was not judged.\n"
     assert "printed by the student's kernel" not in "".join(texts)
     assert shown.cells[3] is answer
+
+
+def test_extra_credit_is_shown_apart_from_the_notebooks_points(tmp_path):
+    course = Course(tmp_path)
+    path = results_path(course, "ada")
+    path.parent.mkdir(parents=True)
+    extra_case = {**CASES[0], "key": "lab4_extra_boundary/interleaved", "grade_id": "lab4_extra_boundary"}
+    path.write_text(json.dumps({"labs": [{"lab": 4, "cases": [extra_case], "extra": {"lab4_extra_boundary": 2.0}}]}))
+    cell = graded_cell("lab4_extra_boundary")
+    cell.metadata.nbgrader.update(points=0, score=2.0)  # as nbgrader's GetGrades puts an extra-credit cell's grade
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    resources = {"nbgrader": {"student": "ada", "score": 12.0, "max_score": 10.0}}
+    shown, resources = JudgeResults(config=config).preprocess(new_notebook(cells=[cell]), resources)
+    assert resources["nbgrader"]["score"] == 10.0  # never 12 / 10
+    assert shown.cells[0].source.startswith("**Score: 10/10 +2**")
+    assert shown.cells[1].metadata.nbgrader["score"] == 0
+    assert shown.cells[1].outputs[0].text.startswith("extra credit: +2\n✓ interleaved: ")

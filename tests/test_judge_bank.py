@@ -15,6 +15,7 @@ from rich.console import Console
 
 from compaction_lab.provided.labs import LABS
 from workbook.autograde import grade_with_progress
+from workbook.cases import grade_points
 from workbook.course import build
 from workbook.feedback import feedback, html_text
 from workbook.grades import read_grades
@@ -183,6 +184,8 @@ def bank(tmp_path_factory):
 
 
 def lab_scores(grade) -> dict[int, float]:
+    """Each lab's autograded points, extra credit apart (a going-further part is judged on its own
+    functions, which a trick in the lab's main function may leave working)."""
     return {index + 1: lab.auto_score for index, lab in enumerate(grade.labs)}
 
 
@@ -197,6 +200,8 @@ def test_each_gets_exactly_its_honest_score_from_the_judge(bank):
     complete_scores = lab_scores(grades["control_complete"])
     blank_scores = lab_scores(grades["control_blank"])
     assert set(blank_scores.values()) == {0}
+    lab4_extra = sum(points for grade_id, points in grade_points()[1].items() if grade_id.startswith("lab4_"))
+    assert grades["control_complete"].labs[3].extra_credit == lab4_extra  # lab 4's going further
     for student, (_, expected) in made.items():
         scores = lab_scores(grades[student])
         for lab, kind in expected.items():

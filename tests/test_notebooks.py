@@ -21,7 +21,7 @@ from conftest import SHARED
 from nbclient import NotebookClient
 from nbgrader import nbgraderformat
 
-from compaction_lab.provided.cases import visible_cases
+from compaction_lab.provided.cases import is_extra_credit, visible_cases
 from compaction_lab.provided.errors import LabNotImplementedError
 from compaction_lab.provided.labs import LABS
 
@@ -30,7 +30,7 @@ NOTEBOOKS = REPO / "notebooks"
 PACKAGES = {"solutions": REPO / "solutions" / "compaction_lab", "starters": REPO / "starters" / "compaction_lab"}
 GRADE_ID = re.compile(r"^lab[1-5]_[a-z0-9_]+$")
 TOTAL_POINTS = 10
-EXPLORER_LABS = (2, 3, 5)
+EXPLORER_LABS = (2, 3, 4, 5)
 
 pytestmark = pytest.mark.slow
 LAB_PARAMS = [pytest.param(lab, id=lab.marker, marks=getattr(pytest.mark, lab.marker)) for lab in LABS]
@@ -45,6 +45,18 @@ def graded_code_cells(notebook: nbformat.NotebookNode) -> list[nbformat.Notebook
     """The autograder test cells."""
     return [cell for cell in notebook.cells
             if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")]
+
+
+def extra_credit(cell: nbformat.NotebookNode) -> float:
+    """The extra-credit points of a grade cell (0 for a cell of the lab's 10 points)."""
+    return cell.metadata.get("workbook", {}).get("extra_credit", 0)
+
+
+def not_implemented(lab) -> re.Pattern:
+    """The message of ``lab``'s ``LabNotImplementedError``, for any of its functions (a lab's going-further
+    part has several)."""
+    return re.compile(rf"Lab {lab.number} \({re.escape(lab.title)}\): \w+\(\) is not implemented yet; "
+                      rf"see {re.escape(lab.notebook)}")
 
 
 def execute(lab, package: str, folder: Path) -> nbformat.NotebookNode:
@@ -119,7 +131,10 @@ def test_fails_only_with_own_lab_against_starters(lab, tmp_path: Path, pi_sessio
             continue
         if cell in graded_code_cells(notebook):
             errors = [(output.ename, output.evalue) for output in cell.outputs if output.output_type == "error"]
-            if cell.metadata.nbgrader.grade_id in visible_grade_ids:
+            if cell.metadata.nbgrader.grade_id in visible_grade_ids and extra_credit(cell):
+                assert [name for name, _ in errors] == ["LabNotImplementedError"], (cell.id, errors)
+                assert not_implemented(lab).fullmatch(errors[0][1]), f"{lab.notebook} test cell {cell.id}: {errors}"
+            elif cell.metadata.nbgrader.grade_id in visible_grade_ids:
                 assert errors == [("LabNotImplementedError", expected)], f"{lab.notebook} test cell {cell.id}: {errors}"
             else:
                 printed = "".join(output.text for output in cell.outputs)  # a print may arrive in two messages
@@ -130,7 +145,8 @@ def test_fails_only_with_own_lab_against_starters(lab, tmp_path: Path, pi_sessio
     drawn = explorer_outputs(notebook)
     assert problems(drawn) == []
     assert bool(drawn) == (lab.number in EXPLORER_LABS)
-    assert not drawn or expected in text_of(drawn), f"the explorer does not say that lab {lab.number} is missing"
+    assert not drawn or not_implemented(lab).search(text_of(drawn)), \
+        f"the explorer does not say that lab {lab.number} is missing"
 
 
 @pytest.mark.parametrize("lab", LAB_PARAMS)
@@ -171,6 +187,17 @@ def test_points_split_stated_in_opening(lab) -> None:
     stated = re.search(r"Visible autograder tests: (\d+) points.*Hidden autograder tests: (\d+) points.*"
                        r"Written answer: (\d+) points", notebook.cells[0].source, re.S)
     assert stated and tuple(map(int, stated.groups())) == split, f"{lab.notebook} states another split than {split}"
+
+
+@pytest.mark.parametrize("lab", LAB_PARAMS)
+def test_extra_credit_outside_the_ten_points_and_stated_in_opening(lab) -> None:
+    cells = [cell for cell in graded_code_cells(read(lab)) if extra_credit(cell)]
+    assert all(cell.metadata["nbgrader"]["points"] == 0 and extra_credit(cell) in (1, 2) for cell in cells)
+    named = [cell for cell in graded_code_cells(read(lab)) if is_extra_credit(cell.metadata["nbgrader"]["grade_id"])]
+    assert named == cells, "the checklist tells extra-credit cells by their grade id (cases.is_extra_credit)"
+    if cells:
+        stated = re.search(r"\*\*Extra credit: (\d+) points\*\*", read(lab).cells[0].source)
+        assert stated and int(stated[1]) == sum(map(extra_credit, cells)), f"{lab.notebook} states another extra credit"
 
 
 def test_grade_ids_unique_across_notebooks() -> None:

@@ -122,6 +122,15 @@ def test_the_points_split_is_read_from_the_labs_notebook(monkeypatch, tmp_path, 
     assert expected in shown[0]
 
 
+def test_extra_credit_cells_are_counted_apart_from_the_labs_points(monkeypatch, tmp_path) -> None:
+    split = progress.point_split(NOTEBOOKS / lab(4).notebook, {case.grade_id for case in visible_cases(4)})
+    assert split == progress.PointSplit(visible=(5, 3), hidden=(3, 3), written=(2, 1), extra=(6, 5))
+    shutil.copy(NOTEBOOKS / lab(4).notebook, tmp_path)
+    monkeypatch.setattr(progress, "PACKAGE_DIR", tmp_path / "compaction_lab")
+    assert progress.lab_status(4).points.endswith("Written answer: 2 points (1 cell), graded by hand. "
+                                                  "Extra credit: 6 points (5 cells), outside the lab's points.")
+
+
 def test_demo_shows_errors_instead_of_raising(shown: list[str]) -> None:
     with progress.demo():
         raise LabNotImplementedError(3, "build_context")

@@ -3,7 +3,8 @@
 In a temporary course (or ``--keep DIR``): build, release, submit the samples of
 ``workbook.submissions`` (complete, blank, partial, buggy) as four students, autograde them with
 two jobs, generate feedback, export the CSV, write the cohort report, and print the grade table. Expected: complete gets
-every autograded point (40 of 50) and its five written answers (10 points) await a grader; blank
+every autograded point (40 of 50) and lab 4's extra credit, shown apart ("40/50 +6"), and its five written
+answers (10 points) await a grader; blank
 gets 0 (its answers are left as released, which autograde grades 0); partial and buggy are in between.
 """
 

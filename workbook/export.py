@@ -5,6 +5,9 @@ joins fields with commas by hand, it writes through the ``csv`` module, so a nam
 ``"Lovelace, Ada"`` stays one (quoted) field. One row per assignment and student in the
 gradebook (students sorted by id), nbgrader's columns plus one score column per notebook (``01_record_parsing`` ...).
 A student without a submission gets 0 everywhere and an empty timestamp, as in nbgrader.
+
+Extra credit, which nbgrader counts in its scores, is kept apart as the table shows it ("10/10 +6"): no
+score column includes it; ``extra_credit`` holds the submission's and ``NOTEBOOK extra credit`` each notebook's.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ from nbgrader.plugins import ExportPlugin
 from rich.console import Console
 
 from .course import Course, CourseError, add_course_option
-from .grades import course_grades, print_manual_grading_note
+from .grades import course_grades, extra_credit, print_manual_grading_note
 
 BASE_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-                "raw_score", "late_submission_penalty", "score", "max_score"]
+                "raw_score", "late_submission_penalty", "score", "max_score", "extra_credit"]
+EXTRA_CREDIT_COLUMN = "{} extra credit"
+"""A notebook's extra-credit column, by notebook name."""
 
 
 class LabCsvExportPlugin(ExportPlugin):
@@ -37,7 +42,8 @@ class LabCsvExportPlugin(ExportPlugin):
         dest = self.to or "grades.csv"
         self.log.info("Exporting grades to %s", dest)
         with open(dest, "w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=BASE_COLUMNS + notebooks)
+            extra = [EXTRA_CREDIT_COLUMN.format(name) for name in notebooks]
+            writer = csv.DictWriter(handle, fieldnames=BASE_COLUMNS + notebooks + extra)
             writer.writeheader()
             for assignment in assignments:
                 for student in students:
@@ -45,7 +51,8 @@ class LabCsvExportPlugin(ExportPlugin):
 
     @staticmethod
     def row(gradebook: Gradebook, assignment, student, notebooks: list[str]) -> dict[str, object]:
-        """One CSV row: nbgrader's fields for this submission, then each notebook's score ('' if not in it)."""
+        """One CSV row: nbgrader's fields for this submission, then each notebook's score and extra credit
+        ('' if not in it), extra credit apart from every score."""
         row: dict[str, object] = {
             "assignment": assignment.name, "duedate": assignment.duedate or "", "student_id": student.id,
             "last_name": student.last_name or "", "first_name": student.first_name or "",
@@ -55,14 +62,19 @@ class LabCsvExportPlugin(ExportPlugin):
         try:
             submission = gradebook.find_submission(assignment.name, student.id)
         except MissingEntry:
-            row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0)
-            row.update({name: 0.0 if name in own else "" for name in notebooks})
+            row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0, extra_credit=0.0)
+            row.update({column.format(name): 0.0 if name in own else ""
+                        for name in notebooks for column in ("{}", EXTRA_CREDIT_COLUMN)})
             return row
         penalty = submission.late_submission_penalty or 0.0
-        row.update(timestamp=submission.timestamp or "", raw_score=submission.score, late_submission_penalty=penalty,
-                   score=max(0.0, submission.score - penalty))
-        scores = {notebook.name: notebook.score for notebook in submission.notebooks}
+        extra = {notebook.name: extra_credit(notebook.grades) for notebook in submission.notebooks}
+        raw_score = submission.score - sum(extra.values())
+        row.update(timestamp=submission.timestamp or "", raw_score=raw_score, late_submission_penalty=penalty,
+                   score=max(0.0, raw_score - penalty), extra_credit=sum(extra.values()))
+        scores = {notebook.name: notebook.score - extra[notebook.name] for notebook in submission.notebooks}
         row.update({name: scores.get(name, 0.0) if name in own else "" for name in notebooks})
+        row.update({EXTRA_CREDIT_COLUMN.format(name): extra.get(name, 0.0) if name in own else ""
+                    for name in notebooks})
         return row
 
 
@@ -87,7 +99,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("export", help="grades as CSV with one column per lab",
                                    description="Write the gradebook's grades as CSV: one row per student (sorted "
                                    "by id) with nbgrader's columns (names, timestamp, score, max_score, ...) and "
-                                   "one score column per lab notebook. Hand-graded answers not graded yet count 0.")
+                                   "one score column per lab notebook, extra credit in columns of its own. Hand-graded "
+                                   "answers not graded yet count 0.")
     add_course_option(parser)
     parser.add_argument("--to", type=Path, help="the CSV file to write (default: COURSE/grades.csv)")
     parser.set_defaults(run=run)

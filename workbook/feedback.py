@@ -9,10 +9,12 @@ replaces the outputs of every autograded cell with the judge's results for that 
 - a hidden case: ``✓ hidden test name`` or ``✗ hidden test name: the instructor's hint``. Nothing of a
   hidden case's inputs, code or of what the student's code did with them is shown.
 
-The scores on the page are the gradebook's, which the judge wrote. Feedback is generated student by
-student: a page that fails to render or shows a hidden case's call is removed, that student is named, and
-the others get theirs. (A hidden case's call that is public anyway, e.g. a visible case shows the same
-call, is not a secret: ``release.hidden_case_secrets``.)
+The scores on the page are the gradebook's, which the judge wrote, with extra credit apart (nbgrader counts
+it in a cell's and the notebook's score): a cell scored above its points shows its points and, in its
+results, the extra credit; the notebook's score leaves it out, and a first cell states it, "Score: 10/10 +6"
+(never 16/10). Feedback is generated student by student: a page that fails to render or shows a hidden
+case's call is removed, that student is named, and the others get theirs. (A hidden case's call that is
+public anyway, e.g. a visible case shows the same call, is not a secret: ``release.hidden_case_secrets``.)
 
 The feedback folder holds the notebooks' HTML pages and nothing else of the graded folder: nbgrader's
 ``GenerateFeedback`` copies every other file of ``autograded/STUDENT/ASSIGNMENT`` there (the package with
@@ -31,7 +33,7 @@ from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
-from nbformat.v4 import new_output
+from nbformat.v4 import new_markdown_cell, new_output
 from nbgrader.converters import GenerateFeedback
 from nbgrader.utils import capture_log, temp_attrs
 from rich.console import Console
@@ -39,7 +41,7 @@ from traitlets import Bool
 from traitlets.config import Config
 
 from .course import ASSIGNMENT, Course, CourseError, add_course_option, configured_course
-from .grades import course_grades, print_manual_grading_note
+from .grades import course_grades, points_text, print_manual_grading_note, with_extra_credit
 from .release import hidden_case_secrets
 from .scoring import read_results
 
@@ -65,7 +67,8 @@ def case_lines(cases: list[dict]) -> str:
 
 
 class JudgeResults(Preprocessor):
-    """Feedback preprocessor: each autograded cell's outputs become the judge's results for it."""
+    """Feedback preprocessor: each autograded cell's outputs become the judge's results for it, and extra
+    credit is set apart from the scores ``GetGrades`` put on the page (see the module)."""
 
     enabled = Bool(True, help="nbconvert runs a preprocessor only when enabled").tag(config=True)
 
@@ -83,7 +86,26 @@ class JudgeResults(Preprocessor):
                 cases = by_cell.get(flags.get("grade_id"), [])
                 text = case_lines(cases) if cases else "This cell was not judged.\n"
                 cell.outputs = [new_output("stream", name="stdout", text=text)]
+        extra = sum(set_extra_credit_apart(cell) for cell in nb.cells)
+        if extra and "score" in resources["nbgrader"]:
+            resources["nbgrader"]["score"] -= extra
+            score = with_extra_credit(resources["nbgrader"]["score"], resources["nbgrader"]["max_score"], extra)
+            nb.cells.insert(0, new_markdown_cell(f"**Score: {score}** (+{points_text(extra)}: extra credit, "
+                                                 "outside this notebook's points)"))
         return nb, resources
+
+
+def set_extra_credit_apart(cell: NotebookNode) -> float:
+    """The extra credit of a grade ``cell`` scored above its points (0 for any other cell): its shown score
+    becomes its points, and a test cell's results say the extra credit first."""
+    flags = cell.metadata.get("nbgrader", {})
+    extra = float(flags.get("score") or 0) - float(flags.get("points") or 0) if flags.get("grade") else 0.0
+    if extra <= 0:
+        return 0.0
+    flags["score"] = flags["points"]
+    if cell.cell_type == "code" and cell.outputs:
+        cell.outputs[0].text = f"extra credit: +{points_text(extra)}\n" + cell.outputs[0].text
+    return extra
 
 
 class PagesOnly(GenerateFeedback):

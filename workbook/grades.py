@@ -11,6 +11,9 @@ grade ``needs_manual_grade`` and has no manual score (autograding again flags ma
 for review, but their scores stand), in a notebook that was autograded: a submission whose autograde
 failed has a gradebook row with no autograder score at all, and needs autograding, not a grader.
 
+Extra credit (nbgrader's ``extra_credit`` of a grade, which nbgrader adds to its score) is kept apart: a
+lab's points never include it, and a table shows it after them ("10/10 +6"), never as "16/10".
+
 ``workbook grades`` prints the table of every submission without grading anything (e.g. after hand
 grading).
 """
@@ -21,7 +24,7 @@ import argparse
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from nbgrader.api import Gradebook, MissingEntry, Notebook, SubmittedNotebook
+from nbgrader.api import Grade, Gradebook, MissingEntry, Notebook, SubmittedNotebook
 from rich.console import Console
 from rich.table import Table
 
@@ -34,7 +37,8 @@ from .scoring import print_review_notes
 class LabScore:
     """One notebook of one submission, in points: autograded ``auto_score``/``auto_max``, hand-graded
     ``manual_score``/``manual_max`` (pending cells count 0), the grade_ids of hand-graded cells that
-    nobody has graded yet (``pending``, worth ``pending_points``), and whether autograde scored it."""
+    nobody has graded yet (``pending``, worth ``pending_points``), whether autograde scored it, and the
+    ``extra_credit`` earned, which none of the scores include."""
 
     notebook: str
     auto_score: float
@@ -44,10 +48,11 @@ class LabScore:
     pending: tuple[str, ...] = ()
     pending_points: float = 0.0
     autograded: bool = True
+    extra_credit: float = 0.0
 
     @property
     def score(self) -> float:
-        """Automatic plus hand-graded points scored."""
+        """Automatic plus hand-graded points scored (extra credit apart)."""
         return self.auto_score + self.manual_score
 
     @property
@@ -65,8 +70,13 @@ class StudentGrades:
 
     @property
     def score(self) -> float:
-        """Automatic plus hand-graded points scored."""
+        """Automatic plus hand-graded points scored (extra credit apart)."""
         return sum(lab.score for lab in self.labs)
+
+    @property
+    def extra_credit(self) -> float:
+        """Extra credit earned in all labs, outside ``score``."""
+        return sum(lab.extra_credit for lab in self.labs)
 
     @property
     def max_score(self) -> float:
@@ -122,6 +132,11 @@ def hand_graded_cells(notebook: Notebook) -> set[str]:
         cell.name for cell in notebook.task_cells}
 
 
+def extra_credit(grades: Iterable[Grade]) -> float:
+    """The extra credit of ``grades``, which nbgrader counts in their ``score``."""
+    return sum(grade.extra_credit or 0.0 for grade in grades)
+
+
 def lab_score(submitted: SubmittedNotebook) -> LabScore:
     """The ``LabScore`` of one submitted notebook, from its grades."""
     manual_cells = hand_graded_cells(submitted.notebook)
@@ -130,12 +145,13 @@ def lab_score(submitted: SubmittedNotebook) -> LabScore:
     autograded = not auto or any(grade.auto_score is not None for grade in auto)
     pending = sorted((grade for grade in manual if autograded and grade.needs_manual_grade
                       and grade.manual_score is None), key=lambda grade: grade.name)
-    return LabScore(submitted.name,
-                    auto_score=sum(grade.score for grade in auto), auto_max=sum(grade.max_score for grade in auto),
-                    manual_score=sum(grade.score for grade in manual),
+    return LabScore(submitted.name, auto_score=sum(grade.score for grade in auto) - extra_credit(auto),
+                    auto_max=sum(grade.max_score for grade in auto),
+                    manual_score=sum(grade.score for grade in manual) - extra_credit(manual),
                     manual_max=sum(grade.max_score for grade in manual),
                     pending=tuple(grade.name for grade in pending),
-                    pending_points=sum(grade.max_score for grade in pending), autograded=autograded)
+                    pending_points=sum(grade.max_score for grade in pending), autograded=autograded,
+                    extra_credit=extra_credit(submitted.grades))
 
 
 def read_grades(gradebook: Gradebook, students: Iterable[str], assignment: str = ASSIGNMENT) -> list[StudentGrades]:
@@ -200,6 +216,11 @@ def _fraction(score: float, max_score: float) -> str:
     return f"{points_text(score)}/{points_text(max_score)}"
 
 
+def with_extra_credit(score: float, max_score: float, extra: float) -> str:
+    """``score/max_score``, then the extra credit, if any, apart: "10/10 +6" (never "16/10")."""
+    return _fraction(score, max_score) + (f" +{points_text(extra)}" if extra else "")
+
+
 def manual_text(grade: StudentGrades) -> str:
     """The ``manual`` cell of a table row: "9/10" once graded; while answers are pending, their points
     as "?/N" after the graded part ("?/10", "3/6 ?/4"); "-" without hand-graded cells or autograde."""
@@ -213,14 +234,14 @@ def manual_text(grade: StudentGrades) -> str:
 
 
 TABLE_CAPTION = ("lab N: autograded points; manual: written answers graded by hand in nbgrader's formgrader, "
-                 "?/N = N points not graded yet (0 in total)")
+                 "?/N = N points not graded yet (0 in total); +N: extra credit, outside the points")
 
 
 def grade_table(grades: list[StudentGrades], notebooks: list[str], status: dict[str, str] | None = None,
                 title: str = "Grades") -> Table:
     """A rich table, one row per student: each lab notebook's autograded points (``lab N``: score/max),
-    the hand-graded points (``manual``, see ``manual_text``), the ``total`` (pending answers count 0)
-    and, with ``status``, a status column.
+    the hand-graded points (``manual``, see ``manual_text``), the ``total`` (pending answers count 0),
+    each with its extra credit apart (``with_extra_credit``), and, with ``status``, a status column.
 
     ``status`` maps a student to a note (e.g. "graded", "failed: ..."); a trailing row gives the means
     (one decimal) over the autograded submissions. The manual mean is left empty while any answer is pending.
@@ -240,9 +261,10 @@ def grade_table(grades: list[StudentGrades], notebooks: list[str], status: dict[
         table.add_column("status")
     for grade in grades:
         by_name = {lab.notebook: lab for lab in grade.labs}
-        cells = [_fraction(by_name[name].auto_score, by_name[name].auto_max) if name in by_name else "-"
-                 for name in notebooks]
-        sums = [manual_text(grade), _fraction(grade.score, grade.max_score)] if grade.labs else ["-", "-"]
+        cells = [with_extra_credit(by_name[name].auto_score, by_name[name].auto_max, by_name[name].extra_credit)
+                 if name in by_name else "-" for name in notebooks]
+        sums = [manual_text(grade), with_extra_credit(grade.score, grade.max_score, grade.extra_credit)] \
+            if grade.labs else ["-", "-"]
         table.add_row(grade.student, *cells, *sums, *([status.get(grade.student, "")] if status is not None else []))
     return table
 

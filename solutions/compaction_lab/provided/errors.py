@@ -27,7 +27,14 @@ class BudgetError(ValueError):
 
 
 class CompactionError(ValueError):
-    """A compaction entry cannot be created or resumed from; the message names the id (labs 4, 5)."""
+    """A compaction entry cannot be created or resumed from (labs 4, 5), or ``compact`` failed (lab 4, going
+    further); the message names the id. ``code`` is ``None`` for the first two, else a stable failure code of
+    ``compact``: ``boundary_unavailable``, ``summarizer_failed``, ``summary_lost_facts``, ``cancelled`` or
+    ``over_budget``."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class LabNotImplementedError(NotImplementedError):

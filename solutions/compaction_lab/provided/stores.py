@@ -4,11 +4,16 @@ A session is a tree of entries linked by ``parentId``; the active path is the br
 root to the current leaf. Stores only append: no entry is ever changed or removed. Both
 stores parse every entry with ``parse_session_entry``, so they hold their own copies, and
 hand out copies, so no caller can change what they hold.
+
+An entry may be appended *sealed*: with a ``checksum`` key beside its fields (``entry_checksum``). The
+checksum is the store's, not the entry's: it is checked against the parsed entry and then left out of
+what the store hands out, and the JSONL store writes it on the entry's line and checks it again on reopen.
 """
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import os
 from collections.abc import Iterable
@@ -22,6 +27,23 @@ try:
     import fcntl
 except ImportError:  # Windows: no flock; see JsonlSessionStore
     fcntl = None
+
+
+CHECKSUM_KEY = "checksum"
+"""The key of a sealed entry's checksum."""
+
+
+def entry_checksum(entry: Entry) -> str:
+    """The SHA-256 (hex) of ``entry``'s canonical JSON: keys sorted, no spaces, UTF-8 (non-ASCII as is)."""
+    text = json.dumps(entry, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _unsealed(obj: Any) -> tuple[Any, str | None]:
+    """``obj`` without its checksum, and the checksum (None when ``obj`` is not sealed)."""
+    if isinstance(obj, dict) and CHECKSUM_KEY in obj:
+        return {key: value for key, value in obj.items() if key != CHECKSUM_KEY}, obj[CHECKSUM_KEY]
+    return obj, None
 
 
 class InMemorySessionStore:
@@ -41,8 +63,12 @@ class InMemorySessionStore:
         return copy.deepcopy(entry)
 
     def prepare(self, obj: dict[str, Any]) -> Entry:
-        """Parse ``obj`` and check it against the store without storing it."""
-        entry = parse_session_entry(obj)
+        """Parse ``obj`` and check it against the store without storing it; a sealed ``obj``'s checksum
+        must be ``entry_checksum`` of the parsed entry (``SessionStoreError`` naming the id otherwise)."""
+        body, checksum = _unsealed(obj)
+        entry = parse_session_entry(body)
+        if checksum is not None and checksum != entry_checksum(entry):
+            raise SessionStoreError(f"entry {entry['id']!r}: checksum {checksum!r} does not match its content")
         if entry["id"] in self._entries:
             raise SessionStoreError(f"entry {entry['id']!r}: id already in the session")
         parent = entry["parentId"]
@@ -138,7 +164,9 @@ class JsonlSessionStore:
                 "call discard_torn_tail() to repair the file first"
             )
         entry = self._memory.prepare(obj)
-        line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        sealed = _unsealed(obj)[1] is not None
+        line = (json.dumps({**entry, CHECKSUM_KEY: entry_checksum(entry)} if sealed else entry,
+                           ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         handle.write(line)
         handle.flush()
         os.fsync(handle.fileno())

@@ -6,10 +6,14 @@ lab's checklist; ``workbook check`` runs ``main`` in a fresh interpreter on your
 lab's ``summary``:
 
 - ``lab 3: 5/5 visible checks pass; hidden tests run at grading``
+- ``lab 4: 11/11 visible checks pass; hidden tests run at grading; extra credit: 0/19 checks pass``
 - ``lab 4: not started (create_compaction_entry raises LabNotImplementedError)``
 - ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not implemented yet; ...)``
 - ``lab 3: 3/5 visible checks pass; window_30_keeps_one: called ..., got ..., expected ...``
 - ``lab 3: compaction_lab/budget.py does not compile: line 12: invalid syntax``
+
+Extra-credit checks (``cases.is_extra_credit``) are listed and counted apart; only the lab's own checks
+decide where it stands: a lab is done without its extra credit.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import re
 import sys
 from dataclasses import dataclass
 
-from .cases import Case, Verdict, run_visible, visible_cases
+from .cases import Case, Verdict, is_extra_credit, run_visible, visible_cases
 from .labs import LABS, Lab, lab
 from .saved import load_problem
 
@@ -39,17 +43,35 @@ class Checklist:
     problem: str = ""
 
     @property
+    def own(self) -> tuple[tuple[Case, Verdict], ...]:
+        """The lab's own checks with their verdicts: every visible check but the extra-credit ones."""
+        return tuple((case, item) for case, item in zip(self.cases, self.verdicts, strict=True)
+                     if not is_extra_credit(case.grade_id))
+
+    @property
+    def extra_credit(self) -> tuple[Verdict, ...]:
+        """The verdicts of the extra-credit checks."""
+        return tuple(item for case, item in zip(self.cases, self.verdicts, strict=True)
+                     if is_extra_credit(case.grade_id))
+
+    @property
     def passed(self) -> bool:
-        """True when every visible check passed."""
-        return not self.problem and bool(self.verdicts) and all(item.passed for item in self.verdicts)
+        """True when every visible check of the lab's own passed (extra credit apart)."""
+        return not self.problem and bool(self.own) and all(item.passed for _, item in self.own)
 
     @property
     def waiting_for(self) -> int | None:
-        """The lab every check stopped at with ``LabNotImplementedError`` (this lab or one it calls), else None."""
-        if not self.verdicts or any(item.status != "not started" for item in self.verdicts):
+        """The lab every own check stopped at with ``LabNotImplementedError`` (this lab or one it calls), else None."""
+        if not self.own or any(item.status != "not started" for _, item in self.own):
             return None
-        found = NOT_STARTED.match(self.verdicts[0].message)
+        found = NOT_STARTED.match(self.own[0][1].message)
         return int(found[1]) if found else self.lab.number
+
+    def counts(self) -> str:
+        """``"5/5 visible checks pass"``, and ``"; extra credit: 3/19 checks pass"`` when the lab has extra credit."""
+        extra = self.extra_credit
+        return (f"{sum(item.passed for _, item in self.own)}/{len(self.own)} visible checks pass"
+                + (f"; extra credit: {sum(item.passed for item in extra)}/{len(extra)} checks pass" if extra else ""))
 
     @property
     def state(self) -> str:
@@ -70,13 +92,12 @@ class Checklist:
         if state == "not started":
             return head + f"not started ({self.lab.function} raises LabNotImplementedError)"
         if state == "blocked":
-            return head + f"blocked by lab {self.waiting_for} ({self.verdicts[0].message})"
-        count = f"{sum(item.passed for item in self.verdicts)}/{len(self.verdicts)} visible checks pass"
+            return head + f"blocked by lab {self.waiting_for} ({self.own[0][1].message})"
+        own, extra = self.counts().partition("; ")[::2]
         if state == "passed":
-            return head + f"{count}; hidden tests run at grading"
-        case, failed = next((case, item) for case, item in zip(self.cases, self.verdicts, strict=True)
-                            if not item.passed)
-        return head + f"{count}; {case.name}: {failed.message}"
+            return head + f"{own}; hidden tests run at grading" + (f"; {extra}" if extra else "")
+        case, failed = next((case, item) for case, item in self.own if not item.passed)
+        return head + f"{own}; {case.name}: {failed.message}"
 
 
 def run_checklist(number: int) -> Checklist:

@@ -2,7 +2,9 @@
 
 A case (``provided/cases``) is one call whose result is plain data. Some behaviours only show when a
 caller does more than one call: a store appends, hands out copies, closes and opens again; a compaction
-entry is appended to a store; a caller changes a context and builds again. Each driver here runs such a
+entry is appended to a store; a caller changes a context and builds again; an agent compacts a session
+file with a summarizer and a cancellation token. Some inputs are functions, which a case cannot send: it
+names them (an estimator, a scripted summarizer) and the driver makes them. Each driver here runs such a
 scenario on fresh copies of its arguments (the case's inputs stay unchanged) and returns what it saw as
 plain data, or lets the error through. The stores parse every entry with ``parse_session_entry``, so a
 compaction entry reaches your ``parse_compaction_entry``; the lab functions are looked up when a driver
@@ -12,13 +14,19 @@ runs, so it always calls the module as it is now.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from .. import budget, compaction
 from ..records import Entry
+from ..resumption import summary_message
+from .errors import CompactionError
 from .stores import InMemorySessionStore, JsonlSessionStore, path_to
+from .summarizers import AsyncScriptedSummarizer, CancellationToken, ScriptedSummarizer
+from .wire import estimator
 
 CHANGED = "changed by the caller"
 """What ``scribble`` writes into a caller's objects."""
@@ -100,6 +108,79 @@ def rebuild_context_after_changes(active_path: list[Entry], options: budget.Budg
     as_built = copy.deepcopy(first)
     scribble(first.messages)
     return {"first": as_built, "second": budget.build_context(active_path, options)}
+
+
+def compaction_boundary(active_path: list[Entry], *, estimator_spec: dict[str, Any] | None = None,
+                        **keywords: Any) -> str | None:
+    """``select_compaction_boundary(active_path, estimate_tokens=..., **keywords)`` with the estimator that
+    ``estimator_spec`` names (``wire.estimator``; the example's by default)."""
+    return compaction.select_compaction_boundary(active_path, estimate_tokens=estimator(estimator_spec or
+                                                                                       {"name": "example"}),
+                                                 **keywords)
+
+
+CANCEL_MOMENTS = ("before", "while_summarizing", "while_verifying")
+"""When ``run_compact``'s token is cancelled: before ``compact`` is called; by the summarizer as it starts
+(an ``async`` one then keeps being awaited); or while ``compact`` prices the new summary's message."""
+
+
+def run_compact(entries: list[Entry], options: budget.BudgetOptions, *, leaf_id: str, id: str, timestamp: float,
+                summary_max_tokens: float, retain_recent_messages: int, ratio: float = compaction.DEFAULT_RATIO,
+                reply: Any = None, error: str | None = None, summarizer: str = "plain", cancel: str | None = None,
+                scribbles: bool = False) -> dict[str, Any]:
+    """Lab 4's going further as an agent runs it: a session file of ``entries`` (one JSON line each) in a
+    temporary folder, opened as a ``JsonlSessionStore``, then ``compact(store, leaf_id,
+    CompactionOptions(options, summary_max_tokens, retain_recent_messages, ratio, new_id=lambda: id,
+    clock=lambda: timestamp), summarizer, cancel=token)``.
+
+    The summarizer is a ``ScriptedSummarizer`` (``summarizer="plain"``) or an ``AsyncScriptedSummarizer``
+    (``"async"``) replying ``reply`` or raising ``error``; with ``scribbles`` it scribbles (``scribble``) on
+    its request's messages and previous summary before replying. ``cancel`` is one of ``CANCEL_MOMENTS``.
+
+    Returns ``{"outcome": the result's status, or the code of the CompactionError raised, "file_unchanged":
+    whether the file's bytes are as before, "new_lines": the JSON objects of the lines added, "result": the
+    CompactionResult (None after an error), "requests": the SummaryRequests the summarizer got, "finished":
+    how many of its calls replied}``. Other errors come through; the folder is removed before returning.
+    """
+    token = CancellationToken()
+    scripted = {"plain": ScriptedSummarizer, "async": AsyncScriptedSummarizer}[summarizer](
+        reply, error=error, on_request=lambda request: _while_summarizing(request, token, cancel, scribbles))
+    if cancel == "while_verifying":
+        base, new_summary = options.estimate_tokens, summary_message(reply)
+
+        def estimate(item: Any) -> Any:
+            if item == new_summary:
+                token.cancel()
+            return base(item)
+
+        options = dataclasses.replace(options, estimate_tokens=estimate)
+    settings = compaction.CompactionOptions(options, summary_max_tokens, retain_recent_messages, ratio,
+                                            new_id=lambda: id, clock=lambda: timestamp)
+    if cancel == "before":
+        token.cancel()
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "session.jsonl"
+        file.write_text("".join(json.dumps(entry) + "\n" for entry in entries), encoding="utf-8")
+        store = JsonlSessionStore(file)
+        before = file.read_bytes()
+        result = None
+        try:
+            result = compaction.compact(store, leaf_id, settings, scripted, cancel=token)
+            outcome = result.status
+        except CompactionError as failure:
+            outcome = failure.code
+        after = file.read_bytes()
+    return {"outcome": outcome, "file_unchanged": after == before, "result": result,
+            "new_lines": [json.loads(line) for line in after[len(before):].splitlines()],
+            "requests": scripted.requests, "finished": scripted.finished}
+
+
+def _while_summarizing(request: Any, token: CancellationToken, cancel: str | None, scribbles: bool) -> None:
+    if scribbles:
+        scribble(list(request.messages))
+        scribble(request.previous_summary)
+    if cancel == "while_summarizing":
+        token.cancel()
 
 
 def entry_ids(entries: list[Entry]) -> list[str]:

@@ -12,12 +12,15 @@ from typing import Any
 import ipywidgets as widgets
 from IPython.display import HTML, display
 
-from .. import budget, grouping
+from .. import budget, compaction, grouping
 from ..records import Entry
-from .example import example_entries
+from .errors import CompactionError
+from .example import SYSTEM_PROMPT, estimate_example_tokens, example_entries, example_summary
 from .progress import demo
-from .scenarios import compacted_path, example_options, resumed_path, twice_compacted_path
-from .views import context_view, entries_table, error_box, groups_table, ledger_table
+from .scenarios import compacted_path, example_options, long_session, resumed_path, twice_compacted_path
+from .stores import InMemorySessionStore, path_to
+from .summarizers import ScriptedSummarizer
+from .views import context_view, entries_table, error_box, groups_table, ledger_table, rounds_table
 
 
 def _with_result(entries: list[Entry], entry_id: str, **changes: Any) -> list[Entry]:
@@ -143,3 +146,66 @@ def resumption_explorer() -> widgets.Widget:
 
     return widgets.VBox([choice, max_tokens, widgets.interactive_output(draw, {"name": choice,
                                                                              "max_tokens": max_tokens})])
+
+
+def compaction_explorer(reserved_output: int = 8, safety_margin: int = 2, summary_max_tokens: int = 12,
+                        retain_recent_messages: int = 2) -> widgets.Widget:
+    """Lab 4, going further: sliders for the window and the ratio on ``long_session()``; shows the estimated
+    input against the trigger, the tool rounds with the boundary and where ``compact`` keeps from, and the
+    context before and after ``compact`` (with a scripted summarizer replying the example summary)."""
+    window = widgets.IntSlider(value=64, min=30, max=100, description="window")
+    ratio = widgets.FloatSlider(value=0.8, min=0.5, max=1.0, step=0.05, description="ratio")
+
+    def draw(window: int, ratio: float) -> None:
+        path = long_session()
+        options = example_options(window, reserved_output, safety_margin)
+        with demo():
+            trigger = compaction.compaction_trigger(window, reserved_output, ratio)
+            estimated = estimate_example_tokens(SYSTEM_PROMPT) + sum(estimate_example_tokens(entry["message"])
+                                                                     for entry in path)
+            due = compaction.should_compact(estimated, window, reserved_output, ratio)
+            cut = compaction.select_compaction_boundary(
+                path, target_tokens=trigger, summary_max_tokens=summary_max_tokens,
+                retain_recent_messages=retain_recent_messages, estimate_tokens=estimate_example_tokens,
+                fixed_tokens=estimate_example_tokens(SYSTEM_PROMPT))
+            store = InMemorySessionStore()
+            for entry in path:
+                store.append(entry)
+            settings = compaction.CompactionOptions(options, summary_max_tokens, retain_recent_messages, ratio,
+                                                    new_id=lambda: "compact-1", clock=lambda: 100)
+            try:
+                result, failure = compaction.compact(store, "a7", settings, ScriptedSummarizer(example_summary())), None
+            except CompactionError as error:
+                result, failure = None, error
+            display(HTML(_trigger_line(estimated, window, reserved_output, ratio, trigger, due)
+                         + _cut_table(path, cut, result) + "<p><b>Before: what the model would see</b></p>"
+                         + context_view(budget.build_context(path, options))
+                         + "<p><b>After compact</b></p>" + _after(store, result, failure, options)))
+
+    return widgets.VBox([window, ratio, widgets.interactive_output(draw, {"window": window, "ratio": ratio})])
+
+
+def _trigger_line(estimated: float, window: int, reserved: int, ratio: float, trigger: int, due: bool) -> str:
+    verdict = "reaches it: compaction triggers" if due else "is below it: nothing to do"
+    return (f"<p><b>estimated input</b> {estimated} tokens; <b>trigger</b> floor(({window} - {reserved}) x "
+            f"{ratio:.2f}) = {trigger} tokens; the input {verdict}.</p>")
+
+
+def _cut_table(path: list[Entry], cut: str | None, result: Any) -> str:
+    kept_from = result.entry["firstKeptEntryId"] if result is not None and result.entry else None
+    marks = {cut: "tool-round boundary"} if cut else {}
+    if kept_from:
+        marks[kept_from] = (marks.get(kept_from, "") + "; compact keeps from here").lstrip("; ")
+    ids = [entry["id"] for entry in path]
+    faded = ids[: ids.index(kept_from)] if kept_from else []
+    head = f"<p><b>boundary</b> {cut or 'none fits'}; <b>compact keeps from</b> {kept_from or '-'}</p>"
+    return head + rounds_table(grouping.group_interactions(path), compaction.group_tool_rounds(path), marks=marks,
+                               faded=faded)
+
+
+def _after(store: InMemorySessionStore, result: Any, failure: Exception | None, options: budget.BudgetOptions) -> str:
+    if failure is not None:
+        return error_box(failure, f"compact failed: {failure.code}")
+    if result.entry is None:
+        return "<p>unchanged: below the trigger, the summarizer is not called.</p>"
+    return context_view(budget.build_context(path_to(store.entries(), result.entry["id"]), options))

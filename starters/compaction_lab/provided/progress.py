@@ -73,14 +73,13 @@ def lab_status(number: int) -> Status:
         first, _, excerpt = checklist.problem.partition("\n")
         return Status(info, "broken", first, "", checklist, reloaded, points, excerpt)
     if state == "not started":
-        return Status(info, "not_implemented", checklist.verdicts[0].message,
+        return Status(info, "not_implemented", checklist.own[0][1].message,
                       f"Write {info.function}() in compaction_lab/{info.module}.py, save the file, and run this "
                       "cell again.", checklist, reloaded, points)
     if state == "blocked":
         return Status(info, "blocked", f"{name}: blocked by lab {checklist.waiting_for}",
-                      checklist.verdicts[0].message, checklist, reloaded, points)
-    passing = sum(item.passed for item in checklist.verdicts)
-    title = f"{name}: {passing}/{len(checklist.verdicts)} visible checks pass"
+                      checklist.own[0][1].message, checklist, reloaded, points)
+    title = f"{name}: {checklist.counts()}"
     return Status(info, "done" if state == "passed" else "wrong", title, "", checklist, reloaded, points)
 
 
@@ -99,25 +98,31 @@ def checklist_lines(checklist: Checklist) -> list[str]:
 @dataclass(frozen=True)
 class PointSplit:
     """A lab notebook's points: visible checks, hidden tests and written (hand-graded) answers, each with
-    its number of cells."""
+    its number of cells, and the extra credit of its extra-credit test cells, outside those points."""
 
     visible: tuple[float, int]
     hidden: tuple[float, int]
     written: tuple[float, int]
+    extra: tuple[float, int] = (0.0, 0)
 
 
 def point_split(notebook: Path, visible_grade_ids: Iterable[str]) -> PointSplit | None:
     """How ``notebook``'s points split, from its nbgrader grade cells: test cells with visible checks
-    (``visible_grade_ids``), the other test cells (hidden tests only), and answers graded by hand. None
-    when the notebook cannot be read."""
+    (``visible_grade_ids``), the other test cells (hidden tests only), and answers graded by hand; a cell
+    with extra credit (``workbook.extra_credit`` in its metadata, nbgrader points 0) counts apart. None when
+    the notebook cannot be read."""
     try:
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     except (OSError, ValueError, KeyError):
         return None
-    visible, groups = set(visible_grade_ids), {"visible": [], "hidden": [], "written": []}
+    visible, groups = set(visible_grade_ids), {"visible": [], "hidden": [], "written": [], "extra": []}
     for cell in cells:
         grading = cell.get("metadata", {}).get("nbgrader", {})
         if not grading.get("grade"):
+            continue
+        extra = cell.get("metadata", {}).get("workbook", {}).get("extra_credit")
+        if extra is not None:
+            groups["extra"].append(float(extra))
             continue
         kind = ("written" if grading.get("solution") or cell.get("cell_type") != "code"
                 else "visible" if grading.get("grade_id") in visible else "hidden")
@@ -127,14 +132,17 @@ def point_split(notebook: Path, visible_grade_ids: Iterable[str]) -> PointSplit 
 
 def points_sentence(info: Lab, visible_grade_ids: Iterable[str]) -> str:
     """``"Visible checks: 5 points (3 cells). Hidden tests: 3 points (3 cells), run when your work is graded.
-    Written answer: 2 points, graded by hand."``, from the lab's notebook beside the package folder."""
+    Written answer: 2 points, graded by hand."``, then the extra credit if the lab has any, from the lab's
+    notebook beside the package folder."""
     split = point_split(PACKAGE_DIR.parent / info.notebook, visible_grade_ids)
     if split is None:
         return "Hidden tests run when your work is graded."
-    visible, hidden, written = (f"{_number(points)} point{'s' * (points != 1)} ({cells} cell{'s' * (cells != 1)})"
-                                for points, cells in (split.visible, split.hidden, split.written))
+    visible, hidden, written, extra = (f"{_number(points)} point{'s' * (points != 1)} "
+                                       f"({cells} cell{'s' * (cells != 1)})"
+                                       for points, cells in (split.visible, split.hidden, split.written, split.extra))
     return (f"Visible checks: {visible}. Hidden tests: {hidden}, run when your work is graded. "
-            f"Written answer: {written}, graded by hand.")
+            f"Written answer: {written}, graded by hand."
+            + (f" Extra credit: {extra}, outside the lab's points." if split.extra[1] else ""))
 
 
 def _number(points: float) -> str:

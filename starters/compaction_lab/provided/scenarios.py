@@ -66,3 +66,70 @@ def twice_compacted_path() -> list[Entry]:
         message_entry("u5", "compact-2", 104, "user", "Is anything left to do?"),
         message_entry("a5", "u5", 105, "assistant", "Nothing is left."),
     ]
+
+
+def tool_call_entry(entry_id: str, parent_id: str, timestamp: int, text: str,
+                    calls: list[tuple[str, str, dict[str, Any]]]) -> Entry:
+    """An assistant message entry with a text block and one ``toolCall`` block per ``(call id, tool, arguments)``."""
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    blocks += [{"type": "toolCall", "id": call_id, "name": name, "arguments": arguments}
+               for call_id, name, arguments in calls]
+    return {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
+            "message": {"role": "assistant", "content": blocks, "stopReason": "toolUse"}}
+
+
+def tool_result_entry(entry_id: str, parent_id: str, timestamp: int, call_id: str, tool: str, text: str) -> Entry:
+    """A tool result entry answering ``call_id`` with one text block."""
+    return {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
+            "message": {"role": "toolResult", "toolCallId": call_id, "toolName": tool,
+                        "content": [{"type": "text", "text": text}], "isError": False}}
+
+
+def tool_round_path() -> list[Entry]:
+    """The boundary's worked case: ``old`` (user), ``calls`` (two tool calls), their results ``r-read`` and
+    ``r-test``, then ``recent`` (user). Every message costs 3 example tokens."""
+    return [
+        message_entry("old", None, 1, "user", "Please check the store."),
+        tool_call_entry("calls", "old", 2, "Checking now.", [("read-1", "read", {"path": "stores.py"}),
+                                                             ("test-1", "bash", {"command": "pytest"})]),
+        tool_result_entry("r-read", "calls", 3, "read-1", "read", "class JsonlSessionStore: ..."),
+        tool_result_entry("r-test", "r-read", 4, "test-1", "bash", "3 passed"),
+        message_entry("recent", "r-test", 5, "user", "Now fix the torn tail."),
+    ]
+
+
+def _fix_and_changelog(parent_id: str, timestamp: int) -> list[Entry]:
+    """Two more interactions after ``parent_id``: u4 asks for a fix (an edit round, a test round, a
+    closing answer), u5 for a changelog entry."""
+    t = timestamp
+    return [
+        message_entry("u4", parent_id, t, "user", "Now fix the torn tail bug in the JSONL store."),
+        tool_call_entry("a4", "u4", t + 1, "Editing the store.", [("edit-1", "edit", {"path": "stores.py"})]),
+        tool_result_entry("r-edit", "a4", t + 2, "edit-1", "edit", "Edited stores.py: the torn tail is cut off."),
+        tool_call_entry("a5", "r-edit", t + 3, "Running the tests.",
+                        [("test-2", "bash", {"command": "pytest tests/test_stores.py"})]),
+        tool_result_entry("r-test-2", "a5", t + 4, "test-2", "bash", "4 passed in 0.05s"),
+        message_entry("a6", "r-test-2", t + 5, "assistant", "Fixed: the torn tail is cut off and four tests pass."),
+        message_entry("u5", "a6", t + 6, "user", "Thanks. Write the changelog entry."),
+        message_entry("a7", "u5", t + 7, "assistant", "Changelog: a torn tail is now cut off at reopen."),
+    ]
+
+
+def long_session() -> list[Entry]:
+    """The example, then u4 (fix the torn tail: a4 edits, a5 tests, a6 answers) and u5, a7 (the changelog):
+    17 messages, 56 example tokens. ``compact``'s running example."""
+    return example_entries() + _fix_and_changelog("a3", 10)
+
+
+def fixed_summary() -> dict[str, Any]:
+    """A summary of ``long_session`` up to a6 that keeps the example summary's goal and constraint and
+    records the changed file (11 example tokens as a summary message, like the example summary)."""
+    return {**example_summary(), "completed": ["Ran the focused store tests.", "Fixed the torn tail."],
+            "changedFiles": ["stores.py"], "next": ["Write the changelog entry."]}
+
+
+def compacted_long_session(summary: dict[str, Any] | None = None) -> list[Entry]:
+    """The example, compact-1 (first kept u2; the example summary unless ``summary`` is given), then the
+    messages of ``long_session`` after a3, continuing from compact-1."""
+    return example_entries() + [compaction_object("compact-1", "a3", "u2", summary=summary)] + \
+        _fix_and_changelog("compact-1", 101)

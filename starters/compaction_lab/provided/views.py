@@ -110,6 +110,25 @@ def groups_table(groups: list[list[dict[str, Any]]]) -> str:
     return entries_table([entry for group in groups for entry in group], colours=colours, notes=notes)
 
 
+def rounds_table(interactions: list[list[dict[str, Any]]], rounds: list[list[dict[str, Any]]], *,
+                 marks: dict[str, str] | None = None, faded: Iterable[str] = ()) -> str:
+    """The tool rounds as one table, each in its own colour, each entry noted with its interaction and round
+    (lab 2's groups and lab 4's rounds of the same messages); ``marks`` adds a note to some entry ids and the
+    rows of ``faded`` ids are grey."""
+    interaction_of = {entry["id"]: number for number, group in enumerate(interactions, start=1) for entry in group}
+    colours, notes = {}, {}
+    for number, group in enumerate(rounds, start=1):
+        for entry in group:
+            colours[entry["id"]] = GROUP_COLOURS[(number - 1) % len(GROUP_COLOURS)]
+            notes[entry["id"]] = f"interaction {interaction_of.get(entry['id'], '?')}, round {number}" + \
+                _pair_note(entry)
+    for entry_id, mark in (marks or {}).items():
+        notes[entry_id] = f"{notes.get(entry_id, '')}; {mark}".lstrip("; ")
+    for entry_id in faded:
+        colours[entry_id] = "#eaeef2"
+    return entries_table([entry for group in rounds for entry in group], colours=colours, notes=notes)
+
+
 def _pair_note(entry: dict[str, Any]) -> str:
     message = entry["message"]
     if message["role"] == "toolResult":

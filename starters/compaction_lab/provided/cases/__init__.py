@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +95,18 @@ class Verdict:
         return self.status == "passed"
 
 
+EXTRA_CREDIT_GRADE_ID = re.compile(r"lab\d+_extra_")
+"""The start of an extra-credit grade cell's id (``lab4_extra_boundary``): its notebook cell has nbgrader points 0
+and ``workbook.extra_credit`` metadata (``tests/test_notebooks.py`` checks they agree)."""
+
+
+def is_extra_credit(grade_id: str) -> bool:
+    """True for an extra-credit grade cell's id (``EXTRA_CREDIT_GRADE_ID``)."""
+    return bool(EXTRA_CREDIT_GRADE_ID.match(grade_id))
+
+
+NOT_IMPLEMENTED = re.compile(r"Lab (?P<lab>\d) \(.*?\): (?P<function>\w+)\(\) is not implemented yet")
+"""A ``LabNotImplementedError``'s message: which lab and which function (a lab may have several)."""
 SHORT = reprlib.Repr()
 SHORT.maxlevel, SHORT.maxlist, SHORT.maxdict, SHORT.maxstring, SHORT.maxother = 3, 8, 8, 80, 80
 
@@ -302,9 +315,10 @@ def run_visible(cases: tuple[Case, ...]) -> list[Verdict]:
 
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
-    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` while the lab is not
-    started). A cell without visible cases says its points are graded by hidden tests. The lab's saved files
-    (``saved.sync``) must compile first: otherwise the checks would run code that is no longer in them."""
+    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` naming the function
+    the cases stopped at, while it is not written). A cell without visible cases says its points are graded
+    by hidden tests. The lab's saved files (``saved.sync``) must compile first: otherwise the checks would run
+    code that is no longer in them."""
     cases = tuple(case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0]))
                   if case.grade_id == grade_id)
     if not cases:
@@ -321,7 +335,9 @@ def check(grade_id: str) -> None:
                                                                              f"\n    {result.message}"))
     started = [result for result in verdicts if result.status != "not started"]
     if not started:
-        raise LabNotImplementedError(lab.number, lab.function)
+        named = NOT_IMPLEMENTED.match(verdicts[0].message)
+        function = named["function"] if named and int(named["lab"]) == lab.number else lab.function
+        raise LabNotImplementedError(lab.number, function)
     failed = [result for result in verdicts if not result.passed]
     if failed:
         raise AssertionError(f"{len(failed)} of {len(verdicts)} checks of {grade_id} failed; "

@@ -1,13 +1,20 @@
-"""Lab 4's visible cases: ``create_compaction_entry`` on the running example (``04_compaction_creation.ipynb``)."""
+"""Lab 4's visible cases: ``create_compaction_entry`` on the running example (``04_compaction_creation.ipynb``),
+and the going-further part's (extra credit): ``should_compact``, ``group_tool_rounds``,
+``select_compaction_boundary`` and ``compact``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..example import example_entries, example_summary
+from ..scenarios import compacted_long_session, fixed_summary, long_session, tool_round_path
+from ..wire import options
 from . import Case
 
 CREATE = "compaction.create_compaction_entry"
+TRIGGER, SHOULD = "compaction.compaction_trigger", "compaction.should_compact"
+ROUNDS, BOUNDARY, RUN = "compaction.group_tool_rounds", "provided.drivers.compaction_boundary", \
+    "provided.drivers.run_compact"
 
 
 def compact_1(first_kept_entry_id: str = "u2", **changes: Any) -> dict[str, Any]:
@@ -17,7 +24,7 @@ def compact_1(first_kept_entry_id: str = "u2", **changes: Any) -> dict[str, Any]
             "first_kept_entry_id": first_kept_entry_id, "tokens_before": 29, **changes}
 
 
-CASES: tuple[Case, ...] = (
+CREATE_CASES: tuple[Case, ...] = (
     Case("compact_1_after_a3", "lab4_parent_and_fields",
          "create_compaction_entry(example_entries(), id='compact-1', timestamp=100, summary=example_summary(), "
          "first_kept_entry_id='u2', tokens_before=29)", CREATE, (example_entries(),), compact_1()),
@@ -35,3 +42,80 @@ CASES: tuple[Case, ...] = (
            (example_entries(),), compact_1(first_kept), raises="CompactionError", naming=(first_kept,))
       for first_kept in ("u1", "a2", "calls", "r-test", "r-read", "a3")),
 )
+
+
+def boundary(target_tokens: float, summary_max_tokens: float, retain_recent_messages: int,
+             **more: Any) -> dict[str, Any]:
+    """The keyword arguments of ``select_compaction_boundary`` but the estimator (the example's)."""
+    return {"target_tokens": target_tokens, "summary_max_tokens": summary_max_tokens,
+            "retain_recent_messages": retain_recent_messages, **more}
+
+
+RUN_WINDOW = (64, "sys", 8, 2)
+"""``compact``'s running budget: a window of 64 tokens, the system prompt "sys" (3), 8 reserved, margin 2:
+it triggers at floor((64 - 8) * 0.8) = 44 tokens of input."""
+
+
+def run(leaf_id: str = "a7", **changes: Any) -> dict[str, Any]:
+    """``run_compact``'s keyword arguments for a compaction named compact-2 at 200 ms after ``leaf_id``: summary
+    budget 12, retain 2, default ratio, a plain summarizer replying the example summary; some changed."""
+    return {"leaf_id": leaf_id, "id": "compact-2", "timestamp": 200, "summary_max_tokens": 12,
+            "retain_recent_messages": 2, "reply": example_summary(), **changes}
+
+
+COMPACT_CALL = ("compact(<{path} in a JSONL store>, {leaf!r}, <window 64, reserved 8, summary 12, retain 2>, "
+                "{summarizer})")
+
+EXTRA_CASES: tuple[Case, ...] = (
+    Case("trigger_example", "lab4_extra_should_compact", "compaction_trigger(31, 4)", TRIGGER, (31, 4)),
+    Case("trigger_half", "lab4_extra_should_compact", "compaction_trigger(64, 8, 0.5)", TRIGGER, (64, 8, 0.5)),
+    *(Case(f"input_{tokens}", "lab4_extra_should_compact", f"should_compact({tokens}, 31, 4)", SHOULD,
+           (tokens, 31, 4)) for tokens in (20, 21, 32)),
+    Case("ratio_zero", "lab4_extra_should_compact", "should_compact(20, 31, 4, 0)", SHOULD, (20, 31, 4, 0),
+         raises="BudgetError", naming=("ratio",)),
+    Case("example_rounds", "lab4_extra_tool_rounds", "group_tool_rounds(example_entries())", ROUNDS,
+         (example_entries(),), copies=True),
+    Case("worked_case_rounds", "lab4_extra_tool_rounds", "group_tool_rounds(tool_round_path())", ROUNDS,
+         (tool_round_path(),)),
+    Case("worked_case", "lab4_extra_boundary", "select_compaction_boundary(tool_round_path(), target_tokens=12, "
+         "summary_max_tokens=3, retain_recent_messages=1, estimate_tokens=estimate_example_tokens)", BOUNDARY,
+         (tool_round_path(),), boundary(12, 3, 1)),
+    Case("example_target_21", "lab4_extra_boundary", "select_compaction_boundary(example_entries(), "
+         "target_tokens=21, summary_max_tokens=3, retain_recent_messages=1, ...)", BOUNDARY,
+         (example_entries(),), boundary(21, 3, 1)),
+    Case("reserves_the_summary", "lab4_extra_boundary", "select_compaction_boundary(example_entries(), "
+         "target_tokens=21, summary_max_tokens=9, retain_recent_messages=1, ...)", BOUNDARY,
+         (example_entries(),), boundary(21, 9, 1)),
+    Case("fixed_tokens", "lab4_extra_boundary", "select_compaction_boundary(example_entries(), "
+         "target_tokens=24, summary_max_tokens=3, retain_recent_messages=1, fixed_tokens=3, ...)", BOUNDARY,
+         (example_entries(),), boundary(24, 3, 1, fixed_tokens=3)),
+    Case("retains_everything", "lab4_extra_boundary", "select_compaction_boundary(example_entries(), "
+         "target_tokens=100, summary_max_tokens=3, retain_recent_messages=9, ...)", BOUNDARY,
+         (example_entries(),), boundary(100, 3, 9)),
+    Case("first_compaction", "lab4_extra_compact",
+         COMPACT_CALL.format(path="long_session()", leaf="a7", summarizer="ScriptedSummarizer(example_summary())"),
+         RUN, (long_session(), options(*RUN_WINDOW)), run()),
+    Case("below_the_trigger", "lab4_extra_compact",
+         COMPACT_CALL.format(path="long_session()", leaf="a3", summarizer="ScriptedSummarizer(example_summary())"),
+         RUN, (long_session(), options(*RUN_WINDOW)), run("a3")),
+    Case("after_compact_1", "lab4_extra_compact",
+         COMPACT_CALL.format(path="compacted_long_session()", leaf="a7",
+                             summarizer="ScriptedSummarizer(fixed_summary())"),
+         RUN, (compacted_long_session(), options(*RUN_WINDOW)), run(reply=fixed_summary()),
+         parts=("outcome", "requests", "new_lines")),
+    Case("summarizer_raises", "lab4_extra_compact_fails_cleanly",
+         COMPACT_CALL.format(path="long_session()", leaf="a7", summarizer="a summarizer raising RuntimeError"),
+         RUN, (long_session(), options(*RUN_WINDOW)), run(error="the model is unavailable"),
+         parts=("outcome", "file_unchanged", "new_lines")),
+    Case("cancelled_before", "lab4_extra_compact_fails_cleanly",
+         COMPACT_CALL.format(path="long_session()", leaf="a7", summarizer="..., cancel=<a cancelled token>"),
+         RUN, (long_session(), options(*RUN_WINDOW)), run(cancel="before"),
+         parts=("outcome", "file_unchanged", "requests")),
+    Case("boundary_unavailable", "lab4_extra_compact_fails_cleanly",
+         COMPACT_CALL.format(path="long_session()", leaf="a7", summarizer="...").replace("retain 2", "retain 9"),
+         RUN, (long_session(), options(*RUN_WINDOW)), run(retain_recent_messages=9),
+         parts=("outcome", "file_unchanged", "requests")),
+)
+"""The going-further cases: extra credit, outside the lab's 10 points."""
+
+CASES: tuple[Case, ...] = CREATE_CASES + EXTRA_CASES
