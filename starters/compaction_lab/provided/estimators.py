@@ -3,7 +3,8 @@
 An estimator prices a system prompt (``str``) or a message (``dict``, as ``build_context`` passes
 it) in tokens. None of them is a tokenizer. ``chars4`` is the heuristic the Pi coding agent uses to
 decide where to cut (``ceil(chars / 4)``, deliberately on the high side for English and code), so a
-real session is priced the way its own agent priced it; ``example`` is the running example's toy.
+real session is priced the way its own agent priced it; ``chars3`` is the chapter 12 text's
+(``ceil(chars / 3)``, higher still); ``example`` is the running example's toy.
 Estimators never change their argument and always return an int >= 0.
 """
 
@@ -17,6 +18,7 @@ from typing import Any
 from .example import estimate_example_tokens
 
 CHARS_PER_TOKEN = 4
+CHAPTER_12_CHARS_PER_TOKEN = 3
 IMAGE_CHARS = 4800
 """What one image block counts as, in characters (1200 tokens), as in Pi's estimator."""
 
@@ -30,6 +32,12 @@ def chars4(item: str | dict[str, Any]) -> int:
     code points (Pi counts UTF-16 units, which differ only outside the Basic Multilingual Plane).
     """
     return math.ceil(_chars(item) / CHARS_PER_TOKEN)
+
+
+def chars3(item: str | dict[str, Any]) -> int:
+    """Price a system prompt or a message at ``ceil(chars / 3)`` tokens, as the chapter 12 text does:
+    the characters ``chars4`` counts, at 3 per token, deliberately high so the budget needs no margin."""
+    return math.ceil(_chars(item) / CHAPTER_12_CHARS_PER_TOKEN)
 
 
 def _chars(item: str | dict[str, Any]) -> int:
@@ -55,5 +63,5 @@ def _block_chars(block: dict[str, Any]) -> int:
     return 0
 
 
-ESTIMATORS: dict[str, Callable[[Any], int]] = {"chars4": chars4, "example": estimate_example_tokens}
-"""The estimators by name: ``chars4`` for real sessions, ``example`` for the running example."""
+ESTIMATORS: dict[str, Callable[[Any], int]] = {"chars4": chars4, "chars3": chars3, "example": estimate_example_tokens}
+"""The estimators by name: ``chars4`` and ``chars3`` for real sessions, ``example`` for the running example."""

@@ -282,8 +282,9 @@ def run_visible(cases: tuple[Case, ...]) -> list[Verdict]:
 
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
-    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` while the lab is not
-    started). A cell without visible cases says its points are graded by hidden tests."""
+    ``AssertionError`` with the first failure's sentence (while nothing is started, the
+    ``LabNotImplementedError`` of the function the cases reached). A cell without visible cases says its
+    points are graded by hidden tests."""
     cases = tuple(case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0]))
                   if case.grade_id == grade_id)
     if not cases:
@@ -296,7 +297,8 @@ def check(grade_id: str) -> None:
     started = [result for result in verdicts if result.status != "not started"]
     if not started:
         lab = next(item for item in LABS if item.number == cases[0].lab)
-        raise LabNotImplementedError(lab.number, lab.function)
+        raise LabNotImplementedError(*(LabNotImplementedError.named_in(verdicts[0].message)
+                                       or (lab.number, lab.function)))
     failed = [result for result in verdicts if not result.passed]
     if failed:
         raise AssertionError(f"{len(failed)} of {len(verdicts)} checks of {grade_id} failed; "
