@@ -10,8 +10,9 @@ import pytest
 from rich.console import Console
 
 from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, grade_with_progress
+from workbook.cases import grade_points
 from workbook.course import CourseError, build
-from workbook.grades import read_grades
+from workbook.grades import points_text, read_grades
 from workbook.labs import LABS
 from workbook.release import release
 from workbook.starters import replace_region
@@ -20,6 +21,9 @@ from workbook.submissions import complete, submit
 HANG = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)  # deaf to interrupts\nwhile True:\n    pass"
 CRASH = "import os\nimport signal\nos.kill(os.getpid(), signal.SIGSEGV)"
 EXIT = "import os\nos._exit(3)"
+EXTRA_CREDIT = {lab.number: sum(points for grade_id, points in grade_points()[1].items()
+                                if grade_id.startswith(f"{lab.marker}_")) for lab in LABS}
+"""Each lab's autograded extra credit (Going further), which the solutions earn on top of the lab's points."""
 
 
 def solutions_with(dest, lab: int, body: str):
@@ -66,7 +70,7 @@ def test_the_students_lab_modules_are_graded_and_provided_modules_restored(grade
     assert outcomes["complete"].status == outcomes["tampered"].status == "graded"
     manual = 2 * len(LABS)  # one manually graded answer of 2 points per notebook, not graded yet
     assert grades["complete"].max_score == 10 * len(LABS)
-    assert grades["complete"].score == 10 * len(LABS) - manual
+    assert grades["complete"].score == 10 * len(LABS) - manual + sum(EXTRA_CREDIT.values())
     assert [lab.score for lab in grades["tampered"].labs] == [lab.score for lab in grades["complete"].labs]
     assert "return []" not in (course.autograded("tampered") / "compaction_lab" / "provided" / "example.py").read_text()
 
@@ -98,7 +102,10 @@ def test_the_summary_table_has_a_row_per_student_and_a_column_per_lab(graded):
     assert [f"lab {lab.number}" in header for lab in LABS] == [True] * len(LABS)
     complete_row = next(line for line in summary.splitlines() if " complete " in line).split("│")
     # Its written answers are left as released, which autograde grades 0 without a grader: nothing pending.
-    assert [cell.strip() for cell in complete_row[2:9]] == ["8/8"] * len(LABS) + ["0/10", "40/50"]
+    # The labs' autograded extra credit comes on top of their 8 points.
+    assert [cell.strip() for cell in complete_row[2:9]] == [f"{points_text(8 + EXTRA_CREDIT[lab.number])}/8"
+                                                            for lab in LABS] + [
+        "0/10", f"{points_text(40 + sum(EXTRA_CREDIT.values()))}/50"]
     # Failed submissions need autograding again, not a grader: nothing pending, no note.
     failed = {student: next(line for line in summary.splitlines() if f" {student} " in line).split("│")[7].strip()
               for student in ("hangs", "crashes", "exits")}

@@ -17,12 +17,15 @@ from workbook.release import HIDDEN, notebook_secrets
 
 pytestmark = pytest.mark.slow
 
-# Points per lab notebook: 10, of which 2 are a manually graded answer that autograde leaves at 0.
+# Points per lab notebook: 10, of which 2 are a manually graded answer that autograde leaves at 0, and the
+# autograded extra credit of labs 1 (2 points) and 3 (6 points) on top.
 EXPECTED = {
-    "complete": [8, 8, 8, 8, 8],  # full marks less the manual answers
+    "complete": [8 + 2, 8, 8 + 6, 8, 8],  # full marks less the manual answers, with all the extra credit
     "blank": [0, 0, 0, 0, 0],
-    "partial": [8, 8, 0, 0, 0],  # labs 1 and 2 done
-    "buggy": [8, 8, 3, 8, 2],  # messages[-3:] fails lab 3's trimming tests and lab 5's, which build contexts
+    "partial": [8 + 2, 8, 0, 0, 0],  # labs 1 and 2 done
+    # messages[-3:] fails lab 3 and its extra credit but estimate_units' (2), since the others build contexts;
+    # lab 5 is graded with the reference lab 3
+    "buggy": [8 + 2, 8, 2 + 2, 8, 8],
 }
 
 
@@ -43,10 +46,11 @@ def test_the_demo_grades_the_four_samples_as_expected(demo_run):
         assert f"{sum(scores)}/50" in row and "graded" in row
 
 
-# Hand-graded points per sample: the written answers it filled in wait for a grader (2 points each);
-# blank's are left as released, which autograde grades 0 with no grader needed.
-PENDING = {"complete": (5, 10, "?/10"), "blank": (0, 0, "0/10"), "partial": (2, 4, "0/6 ?/4"),
-           "buggy": (5, 10, "?/10")}
+# Hand-graded points per sample: the written answers it filled in wait for a grader (2 points each, and the
+# extra-credit answers of labs 1 and 3, 0 points each); blank's are left as released, which autograde grades 0
+# with no grader needed.
+PENDING = {"complete": (7, 10, "?/10"), "blank": (0, 0, "0/10"), "partial": (3, 4, "0/6 ?/4"),
+           "buggy": (7, 10, "?/10")}
 
 
 def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_run):
@@ -59,8 +63,8 @@ def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_ru
                                                if f" {student} " in line).split("│")[2:9]]
         assert cells == [f"{score}/8" for score in EXPECTED[student]] + [manual, f"{sum(EXPECTED[student])}/50"]
     mean_row = [cell.strip() for cell in next(line for line in printed.splitlines() if " mean " in line).split("│")]
-    assert mean_row[2:9] == ["6", "6", "2.8", "4", "2.5", "", "21.2"]  # (8+3)/4 = 2.75 and 85/4 = 21.25, rounded
-    assert "note: 12 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
+    assert mean_row[2:9] == ["7.5", "6", "4.5", "4", "4", "", "26"]  # (14+4)/4 and (48+18+38)/4
+    assert "note: 17 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
 
 
 def test_feedback_and_export_say_that_hand_graded_answers_are_pending(demo_run, tmp_path, capsys):
@@ -69,7 +73,7 @@ def test_feedback_and_export_say_that_hand_graded_answers_are_pending(demo_run, 
     assert "these pages show them as 0" in " ".join(capsys.readouterr().out.split())
     assert main(["export", "--course", str(course.root), "--to", str(tmp_path / "grades.csv")]) == 0
     printed = " ".join(capsys.readouterr().out.split())
-    assert "note: 12 hand-graded answers (24 points) not graded yet (students: buggy, complete, partial); " \
+    assert "note: 17 hand-graded answers (24 points) not graded yet (students: buggy, complete, partial); " \
            "the CSV counts them as 0" in printed
     ids = [row["student_id"] for row in csv.DictReader((tmp_path / "grades.csv").open(newline=""))]
     assert ids == sorted(EXPECTED)
