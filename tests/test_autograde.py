@@ -9,12 +9,15 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, grade_with_progress
+from workbook import sandbox
+from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, course_isolation, grade_with_progress
 from workbook.cases import grade_points
+from workbook.cli import main
 from workbook.course import CourseError, build
 from workbook.grades import points_text, read_grades
 from workbook.labs import LABS
 from workbook.release import release
+from workbook.sandbox import SandboxUnavailable
 from workbook.starters import replace_region
 from workbook.submissions import complete, submit
 
@@ -76,14 +79,18 @@ def test_the_students_lab_modules_are_graded_and_provided_modules_restored(grade
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("student", "reason"), [("hangs", "CellTimeoutError"), ("crashes", "DeadKernelError"),
-                                                 ("exits", "DeadKernelError")])
-def test_a_broken_submission_costs_only_itself(graded, student, reason):
-    course, outcomes, _, summary = graded
-    assert outcomes[student].status == "failed"
-    assert outcomes[student].reason().startswith(reason)
-    assert not course.autograded(student).exists(), "nbgrader removes a failed submission's autograded folder"
-    assert student in summary and "graded" in summary
+@pytest.mark.parametrize(("student", "reason", "broken"), [("hangs", "CellTimeoutError", 5),
+                                                           ("crashes", "DeadKernelError", 4),
+                                                           ("exits", "DeadKernelError", 2)])
+def test_a_broken_submission_costs_only_the_lab_it_breaks(graded, student, reason, broken):
+    _, outcomes, grades, summary = graded
+    outcome = outcomes[student]
+    assert outcome.graded and not outcome.executed, "the judge scored it; nbgrader could not run the notebooks"
+    assert outcome.reason(force=True).startswith(reason)
+    assert [lab.auto_score for lab in grades[student].labs] == [0 if lab.number == broken
+                                                                else 8 + EXTRA_CREDIT[lab.number] for lab in LABS]
+    row = " ".join(next(line for line in summary.splitlines() if f" {student} " in line).split())
+    assert "graded" in row
     assert outcomes["complete"].graded and outcomes["tampered"].graded
 
 
@@ -102,15 +109,14 @@ def test_the_summary_table_has_a_row_per_student_and_a_column_per_lab(graded):
     assert [f"lab {lab.number}" in header for lab in LABS] == [True] * len(LABS)
     complete_row = next(line for line in summary.splitlines() if " complete " in line).split("│")
     # Its written answers are left as released, which autograde grades 0 without a grader: nothing pending.
-    # The labs' autograded extra credit comes on top of their 8 points.
+    # The labs' autograded extra credit (Going further) comes on top of their 8 points.
     assert [cell.strip() for cell in complete_row[2:9]] == [f"{points_text(8 + EXTRA_CREDIT[lab.number])}/8"
                                                             for lab in LABS] + [
         "0/10", f"{points_text(40 + sum(EXTRA_CREDIT.values()))}/50"]
-    # Failed submissions need autograding again, not a grader: nothing pending, no note.
-    failed = {student: next(line for line in summary.splitlines() if f" {student} " in line).split("│")[7].strip()
-              for student in ("hangs", "crashes", "exits")}
-    assert not [manual for manual in failed.values() if "?" in manual], failed
-    assert "note:" not in summary
+    # Submissions whose notebooks nbgrader could not execute: their answers wait for a grader, and the note says so.
+    pending = {student: next(line for line in summary.splitlines() if f" {student} " in line).split("│")[7].strip()
+               for student in ("complete", "tampered")}
+    assert pending == {"complete": "0/10", "tampered": "0/10"}
 
 
 def test_only_a_kernel_that_never_started_is_graded_again():
@@ -127,6 +133,7 @@ def test_a_failed_outcome_names_the_exception_behind_nbgrader_summary(tmp_path):
                    "nbgrader.converters.base.NbGraderException: Please see the the above traceback\n")
     assert Outcome("ada", "failed", 3.0, log).reason() == f"DeadKernelError: Kernel died (see {log})"
     assert Outcome("ada", "graded", 3.0, log).reason() == ""
+    assert Outcome("ada", "refused", 0.0, log, "pipe is a fifo").reason() == "not graded: pipe is a fifo"
 
 
 def test_autograde_names_a_student_without_a_submission_and_a_bad_job_count(tmp_path):
@@ -137,3 +144,30 @@ def test_autograde_names_a_student_without_a_submission_and_a_bad_job_count(tmp_
         autograde(course, ["ada"])
     with pytest.raises(CourseError, match="--jobs must be at least 1, got 0"):
         autograde(course, jobs=0)
+
+
+def test_autograde_with_isolation_required_refuses_to_grade_without_a_sandbox(tmp_path, monkeypatch, capsys):
+    course = build(tmp_path / "course")
+    course.submitted("ada").mkdir(parents=True)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap, setpriv or prlimit
+    sandbox._sandbox_problem.cache_clear()
+    try:
+        assert main(["autograde", "--course", str(course.root), "--isolation", "required"]) == 1
+    finally:
+        sandbox._sandbox_problem.cache_clear()
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "workbook autograde: cannot sandbox student code: bwrap, setpriv, prlimit not found on PATH; " \
+           "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap" in printed
+    assert not course.autograded("ada").exists() and not (course.root / "logs").exists()
+
+
+def test_a_course_config_older_than_the_sandbox_is_said_to_run_kernels_unsandboxed(tmp_path):
+    course = build(tmp_path / "course")
+    text = course.config_file.read_text()
+    course.config_file.write_text(text[:text.index("c.Autograde.autograde_preprocessors")])
+    assert course_isolation(course, "auto").describe() == (
+        f"sandbox: none ({course.config_file} predates the sandbox; `workbook build --force` rewrites it, "
+        "keeping submissions)")
+    with pytest.raises(SandboxUnavailable, match="predates the sandbox"):
+        course_isolation(course, "required")
+    assert course_isolation(course, "off").describe() == "sandbox: none (isolation off)"

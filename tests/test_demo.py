@@ -1,5 +1,6 @@
-"""``workbook demo``: the whole pipeline on the four bundled samples, with the expected scores, feedback
-pages that show no hidden-test code, and the CSV export."""
+"""``workbook demo``: the whole pipeline on the four bundled samples, with the expected scores (the judge's:
+each lab graded on its own code), feedback pages showing the judge's results and no hidden case's inputs,
+the CSV export and the cohort report."""
 
 from __future__ import annotations
 
@@ -13,20 +14,28 @@ from workbook.cli import main
 from workbook.course import Course
 from workbook.demo import demo
 from workbook.feedback import html_text
-from workbook.release import HIDDEN, notebook_secrets
+from workbook.release import hidden_case_secrets
 
 pytestmark = pytest.mark.slow
 
-# Points per lab notebook: 10, of which 2 are a manually graded answer that autograde leaves at 0, and the
-# autograded extra credit of labs 1 (2 points) and 3 (6 points) on top.
+# Points per lab notebook: 10, of which 2 are a manually graded answer that autograde leaves at 0.
 EXPECTED = {
-    "complete": [8 + 2, 8, 8 + 6, 8, 8],  # full marks less the manual answers, with all the extra credit
+    "complete": [8, 8, 8, 8, 8],  # full marks less the manual answers
     "blank": [0, 0, 0, 0, 0],
-    "partial": [8 + 2, 8, 0, 0, 0],  # labs 1 and 2 done
-    # messages[-3:] fails lab 3 and its extra credit but estimate_units' (2), since the others build contexts;
-    # lab 5 is graded with the reference lab 3
-    "buggy": [8 + 2, 8, 2 + 2, 8, 8],
+    "partial": [8, 8, 0, 0, 0],  # labs 1 and 2 done
+    "buggy": [8, 8, 2, 8, 8],  # messages[-3:] fails lab 3; lab 5 is graded with the reference lab 3
 }
+# Extra credit (Going further, outside the 10 points): lab 1's guard (2), lab 3's estimate_units (2), summary at
+# the end of the system prompt (2) and replay (2). buggy's messages[-3:] keeps only estimate_units' 2 of lab 3.
+EXTRA = {
+    "complete": [2, 0, 6, 0, 0],
+    "blank": [0, 0, 0, 0, 0],
+    "partial": [2, 0, 0, 0, 0],
+    "buggy": [2, 0, 2, 0, 0],
+}
+SCORED = {student: [points + extra for points, extra in zip(EXPECTED[student], EXTRA[student], strict=True)]
+          for student in EXPECTED}
+"""What the gradebook holds per lab: nbgrader's score counts a cell's extra credit."""
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +48,11 @@ def demo_run(tmp_path_factory):
 
 def test_the_demo_grades_the_four_samples_as_expected(demo_run):
     _, grades, printed = demo_run
-    assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == EXPECTED
+    assert {student: sum(scores) for student, scores in EXPECTED.items()} == {
+        "complete": 40, "blank": 0, "partial": 16, "buggy": 34}
+    assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == SCORED
     assert {grade.max_score for grade in grades.values()} == {50}
-    for student, scores in EXPECTED.items():
+    for student, scores in SCORED.items():
         row = next(line for line in printed.splitlines() if f" {student} " in line)
         assert f"{sum(scores)}/50" in row and "graded" in row
 
@@ -61,9 +72,9 @@ def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_ru
     for student, (_, _, manual) in PENDING.items():
         cells = [cell.strip() for cell in next(line for line in printed.splitlines()
                                                if f" {student} " in line).split("│")[2:9]]
-        assert cells == [f"{score}/8" for score in EXPECTED[student]] + [manual, f"{sum(EXPECTED[student])}/50"]
+        assert cells == [f"{score}/8" for score in SCORED[student]] + [manual, f"{sum(SCORED[student])}/50"]
     mean_row = [cell.strip() for cell in next(line for line in printed.splitlines() if " mean " in line).split("│")]
-    assert mean_row[2:9] == ["7.5", "6", "4.5", "4", "4", "", "26"]  # (14+4)/4 and (48+18+38)/4
+    assert mean_row[2:9] == ["7.5", "6", "4.5", "4", "4", "", "26"]  # (10+0+10+10)/4, (14+4)/4 and (48+18+38)/4
     assert "note: 17 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
 
 
@@ -79,23 +90,31 @@ def test_feedback_and_export_say_that_hand_graded_answers_are_pending(demo_run, 
     assert ids == sorted(EXPECTED)
 
 
-def test_feedback_shows_failed_hidden_tests_by_name_but_never_their_code(demo_run):
+def test_feedback_shows_the_judges_results_and_hidden_cases_only_by_name_and_hint(demo_run):
     course, _, _ = demo_run
-    secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")), (HIDDEN,))
+    secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
     pages = sorted((course.root / "feedback").rglob("*.html"))
-    assert len(pages) == 4 * 5
+    assert len(pages) == 4 * 5 and secrets
     for page in pages:
-        raw, text = page.read_text(), html_text(page)
-        assert "HIDDEN TESTS" not in raw
-        assert not [line for lines in secrets.values() for line in lines if line in text], page
+        text = html_text(page)
+        assert not [call for call in secrets if call in text], page
     buggy_lab3 = html_text(course.feedback("buggy") / "03_budget_projection.html")
     hidden_cell = buggy_lab3.split("Grade cell: lab3_complete_and_zero_budget")[1].split("Grade cell:")[0]
     assert "Score: 0.0 / 1.0" in hidden_cell
-    assert "hidden test (code not shown)" in hidden_cell
-    assert "AssertionError: hidden test failed in lab3_complete_and_zero_budget" in hidden_cell
-    assert "called build_context" not in hidden_cell and "first difference at [" not in hidden_cell
+    assert "✗ hidden test no_skipping_ahead: The walk stops at the first interaction that does not fit" in hidden_cell
+    assert "called build_context" not in hidden_cell
+    visible_cell = buggy_lab3.split("Grade cell: lab3_trim_boundary")[1].split("Grade cell:")[0]
+    assert "✗ window_30_keeps_one: called build_context(example_entries(), example_options(max_tokens=30)), " \
+           "got .kept_entry_ids[0] = 'r-test', expected 'u3'" in visible_cell
     blank_lab1 = html_text(course.feedback("blank") / "01_record_parsing.html")
-    assert "LabNotImplementedError" in blank_lab1, "the student's own error stays visible"
+    assert "Lab 1 (record parsing): parse_compaction_entry() is not implemented yet" in blank_lab1
+
+
+def test_the_review_mark_names_lab_5_cells_that_ran_the_buggy_lab_3_in_the_notebook(demo_run):
+    _, _, printed = demo_run
+    flat = " ".join(printed.split())
+    assert "review buggy: lab5_resume_from_compaction (in-kernel 0, judge 2)" in flat
+    assert "review complete" not in flat and "review blank" not in flat
 
 
 def test_the_export_has_a_column_per_lab(demo_run):
@@ -103,7 +122,7 @@ def test_the_export_has_a_column_per_lab(demo_run):
     rows = {row["student_id"]: row for row in csv.DictReader((course.root / "grades.csv").open(newline=""))}
     labs = sorted(path.stem for path in course.source.glob("*.ipynb"))
     assert set(rows) == set(EXPECTED)
-    for student, scores in EXPECTED.items():
+    for student, scores in SCORED.items():
         assert [float(rows[student][lab]) for lab in labs] == scores
         assert float(rows[student]["score"]) == sum(scores)
 

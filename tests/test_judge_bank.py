@@ -126,7 +126,7 @@ def packages(root: Path) -> dict[str, tuple[Path, dict[int, str]]]:
     made["exit_in_lab4"] = (complete_with_region(root / "exit_in_lab4", 4, "import os\nos._exit(0)"),
                             {**full, 4: "blank"})
     exits = complete(root / "exit_at_import")
-    (exits / "budget.py").write_text("import os\nos._exit(3)\n" + (exits / "budget.py").read_text())
+    (exits / "budget.py").write_text((exits / "budget.py").read_text() + "\n\nimport os\n\nos._exit(3)\n")
     made["exit_at_import"] = (exits, {**full, 3: "blank"})
     loud = complete(root / "ten_million_lines")
     (loud / "resumption.py").write_text((loud / "resumption.py").read_text() + "\n\nfor _ in range(10**7):\n"
@@ -191,7 +191,7 @@ def test_each_gets_exactly_its_honest_score_from_the_judge(bank):
 
 def test_the_review_mark_appears_where_the_kernel_and_the_judge_differ(bank):
     course, _, _, _, printed = bank
-    for student in ("pre_run_cell_display", "rebind_check", "replaced_serializer"):
+    for student in ("rebind_check", "replaced_serializer"):  # the notebook's cells then pass
         results = read_results(course, student)
         assert results["review"], student
         assert "review: " in printed

@@ -27,7 +27,7 @@ from rich.table import Table
 
 from .course import ASSIGNMENT, Course, add_course_option, require_released
 from .labs import lab_of_notebook
-from .scoring import review_notes
+from .scoring import print_review_notes
 
 
 @dataclass(frozen=True)
@@ -266,8 +266,5 @@ def run(args: argparse.Namespace, console: Console) -> int:
         grades, notebooks = submitted_grades(gradebook), notebook_names(gradebook)
     console.print(grade_table(grades, notebooks, title=f"grades: {ASSIGNMENT}"))
     print_manual_grading_note(console, grades)
-    for grade in grades:
-        for note in review_notes(course, grade.student):
-            console.print(f"[yellow]{grade.student}[/]: {note} (the notebook's in-kernel score and the judge's "
-                          "differ on the same visible cases; the gradebook holds the judge's)", highlight=False)
+    print_review_notes(console, course, [grade.student for grade in grades])
     return 0

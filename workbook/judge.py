@@ -10,7 +10,8 @@ The runner is the student's process: what it reports is evidence, never a verdic
 case here, with ``verdict`` against the reference solutions' own outcome, computed in this process. A case
 passes when it and its twin pass; a grade cell earns its points when all its cases pass.
 
-Limits: a case that runs longer than ``CASE_SECONDS`` is stopped and fails as timed out; a runner that
+Limits: importing the lab module may take ``IMPORT_SECONDS`` (a module that prints a lot at import is slow,
+not wrong); a case that runs longer than ``CASE_SECONDS`` is stopped and fails as timed out; a runner that
 crashes or calls ``os._exit`` fails the case it was running; the runner is then started again for the
 remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all (the visible
 cases half of it), after which the cases left fail as timed out; what the
@@ -39,7 +40,8 @@ from .paths import SOLUTIONS, STARTERS
 from .reference import import_reference
 
 CASE_SECONDS = 5.0
-LAB_SECONDS = 30.0
+IMPORT_SECONDS = 20.0
+LAB_SECONDS = 45.0
 OUTPUT_BYTES = 64 * 1024
 REPORT_BYTES = 16 * 1024 * 1024
 RUNNER = "compaction_lab.provided.runner"
@@ -125,7 +127,7 @@ def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isol
         done = {case.key for case in remaining if case.key in observations}
         if failed_import is not None or not ready:
             reason = (f"could not import {module}.py: {failed_import['classes'][0]}: {failed_import['message'][:300]}"
-                      if failed_import else f"the runner stopped before your module was imported ({why})")
+                      if failed_import else f"the runner stopped while importing {module}.py ({why})")
             for case in remaining:
                 observations.setdefault(case.key, {"crashed": reason})
             break
@@ -159,8 +161,9 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
     open_streams = 2
     while open_streams:
         now = time.monotonic()
-        if now - last > CASE_SECONDS or now > deadline:
-            why = f"timed out: no report for {CASE_SECONDS:.0f} s" if now - last > CASE_SECONDS else \
+        allowed = CASE_SECONDS if b'"ready"' in report else IMPORT_SECONDS
+        if now - last > allowed or now > deadline:
+            why = f"timed out: no report for {allowed:.0f} s" if now - last > allowed else \
                 "timed out: the lab's time was used up"
             break
         for key, _ in selector.select(timeout=0.2):
@@ -176,7 +179,7 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
         if len(report) > REPORT_BYTES:
             why = "its reports were too large"
             break
-    _stop(process)
+    sandbox.kill_group(process)
     selector.close()
     os.close(read_end)
     process.stdout.close()
@@ -185,14 +188,6 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
         if process.returncode and process.returncode < 0:
             why = f"the runner was killed by signal {signal.Signals(-process.returncode).name}"
     return _lines(bytes(report)), why
-
-
-def _stop(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 def _lines(report: bytes) -> list[dict[str, Any]]:

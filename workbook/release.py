@@ -95,12 +95,20 @@ def leaks(secrets: dict[str, list[str]], files: Iterable[Path],
     return found
 
 
+def hidden_case_secrets(course: Course, starters: Path = STARTERS) -> dict[str, list[str]]:
+    """``{"hidden case KEY": [its call]}`` for every hidden case whose call is not public anyway (in the starter
+    package or the source notebooks, e.g. a hidden case checking another part of a call a visible case shows)."""
+    public = "\n".join(readable_text(path) for path in [*course.source.glob("*.ipynb"), *starters.rglob("*.py")])
+    return {f"hidden case {case.key}": [case.call] for case in course_case_book(course).cases
+            if case.hidden and case.call not in public}
+
+
 def check_release(course: Course, starters: Path = STARTERS) -> None:
     """Raise ``ReleaseLeakError`` if a released file holds a secret line of the source notebooks or a hidden
     case's call, any released file holds a region marker, or the released package is not byte-for-byte the
     starter."""
     secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")))
-    secrets.update({f"hidden case {case.key}": [case.call] for case in course_case_book(course).cases if case.hidden})
+    secrets.update(hidden_case_secrets(course, starters))
     released = [path for path in sorted(course.release.rglob("*"))
                 if path.is_file() and "__pycache__" not in path.parts]
     problems = leaks(secrets, released)

@@ -3,7 +3,9 @@
 nbgrader executes the submitted notebooks (in the sandbox) for the student's feedback page and writes what
 its kernel reported as each grade cell's autograded score. That score comes from the student's process, so
 it is only a cross-check: this step then judges every lab (``workbook.judge``), overwrites each autograded
-cell's score with the judge's, and keeps both in ``COURSE/grading/results/STUDENT.json``:
+cell's score with the judge's (``JudgeNotebook``, the last of nbgrader's autograde preprocessors, does it
+lab by lab; ``workbook autograde`` then judges any lab whose notebook nbgrader could not execute), and
+keeps both in ``COURSE/grading/results/STUDENT.json``:
 
 - ``labs``: the judge's verdict per lab (every case's status, sentence and hint; each cell's points);
 - ``kernel``: nbgrader's in-kernel score per grade cell (``null`` where the notebook was not executed);
@@ -20,13 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.preprocessors import NbGraderPreprocessor
 
 from . import sandbox
 from .cases import CaseBook, case_book
-from .course import ASSIGNMENT, PACKAGE, Course
+from .course import ASSIGNMENT, PACKAGE, Course, configured_course
 from .judge import LabVerdict, judge_submission
-from .labs import LABS
+from .labs import LABS, lab_of_notebook
 
 
 def results_path(course: Course, student: str) -> Path:
@@ -37,12 +41,7 @@ def results_path(course: Course, student: str) -> Path:
 def course_case_book(course: Course) -> CaseBook:
     """The cases a course grades with: the visible cases of its ``source/`` package, its own hidden cases
     (``COURSE/grading/hidden_cases``, written by ``workbook build``) and the points of its source notebooks."""
-    return case_book(course.source / PACKAGE / "provided" / "cases", hidden_cases_folder(course), course.source)
-
-
-def hidden_cases_folder(course: Course) -> Path:
-    """``COURSE/grading/hidden_cases``: the course's copy of the hidden cases (``workbook build`` writes it)."""
-    return course.root / "grading" / "hidden_cases"
+    return case_book(course.source / PACKAGE / "provided" / "cases", course.hidden_cases, course.source)
 
 
 @dataclass(frozen=True)
@@ -105,21 +104,47 @@ def write_scores(gradebook: Gradebook, student: str, verdicts: list[LabVerdict])
     gradebook.db.commit()
 
 
-def score_submission(course: Course, student: str, isolation: sandbox.Isolation, slot: int = 0) -> dict[str, Any]:
-    """Judge ``student``'s submitted package, write the scores, save and return the results (see the module)."""
+def score_submission(course: Course, student: str, isolation: sandbox.Isolation, slot: int = 0,
+                     labs: tuple[int, ...] | None = None) -> dict[str, Any]:
+    """Judge ``labs`` (default: all) of ``student``'s submitted package, write their scores, merge them into
+    the saved results and return those (see the module)."""
     book = course_case_book(course)
     package = course.submitted(student) / PACKAGE
-    verdicts = judge_submission(package, book, isolation, slot)
+    verdicts = judge_submission(package, book, isolation, slot, labs)
     with course.gradebook() as gradebook:
         kernel = kernel_scores(gradebook, student, book)
         write_scores(gradebook, student, verdicts)
-    results = {"student": student, "isolation": isolation.describe(),
-               "labs": [lab.to_json() for lab in verdicts], "kernel": kernel,
-               "review": [review.text() for review in reviews(verdicts, kernel, book)]}
+    earlier = (read_results(course, student) or {}) if labs is not None else {}
+    judged = {lab.lab: lab.to_json() for lab in verdicts}
+    merged = [judged.get(lab["lab"], lab) for lab in earlier.get("labs", []) if lab["lab"] not in judged]
+    merged = sorted(merged + list(judged.values()), key=lambda lab: lab["lab"])
+    kept = [text for text in earlier.get("review", []) if int(text.removeprefix("lab").split("_")[0]) not in judged]
+    results = {"student": student, "isolation": isolation.describe(), "labs": merged,
+               "kernel": {**earlier.get("kernel", {}), **kernel},
+               "review": kept + [review.text() for review in reviews(verdicts, kernel, book)]}
     path = results_path(course, student)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return results
+
+
+class JudgeNotebook(NbGraderPreprocessor):
+    """The last of nbgrader's autograde preprocessors (``workbook.course``): once nbgrader has executed a lab's
+    notebook and saved its in-kernel scores, the judge scores that lab and overwrites them. So every way of
+    autograding (``workbook autograde``, the formgrader's button, ``nbgrader autograde``) gives the judge's
+    points; the runners use the kernels' sandbox (``SandboxKernelManager.isolation`` and ``slot``)."""
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        """Judge the lab of ``resources["nbgrader"]["notebook"]`` for its student; the notebook is unchanged."""
+        from .autograde import course_isolation
+
+        lab = lab_of_notebook(resources["nbgrader"]["notebook"])
+        if lab is not None:
+            course = configured_course(self.config)
+            settings = self.config.SandboxKernelManager
+            isolation = course_isolation(course, settings.get("isolation"))
+            score_submission(course, resources["nbgrader"]["student"], isolation, settings.get("slot", 0), (lab,))
+        return nb, resources
 
 
 def read_results(course: Course, student: str) -> dict[str, Any] | None:
@@ -128,7 +153,21 @@ def read_results(course: Course, student: str) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def review_notes(course: Course, student: str) -> list[str]:
-    """``review: lab3_trim_boundary (in-kernel 1, judge 0)``, when ``student``'s latest grading marked cells."""
+def review_cells(course: Course, student: str) -> list[str]:
+    """The cells ``student``'s latest grading marked for review, e.g. ``lab3_trim_boundary (in-kernel 1, judge 0)``."""
     results = read_results(course, student)
-    return [f"review: {', '.join(results['review'])}"] if results and results["review"] else []
+    return results["review"] if results else []
+
+
+REVIEW_NOTE = ("the notebook's in-kernel score and the judge's differ on the same visible cases (the gradebook "
+               "holds the judge's; a bug in another lab that the notebook runs, or a student's code tampering with "
+               "the notebook, shows here)")
+
+
+def print_review_notes(console: Any, course: Course, students: list[str]) -> None:
+    """One line per student with cells marked for review, and what a review mark means."""
+    marked = {student: cells for student in students if (cells := review_cells(course, student))}
+    for student, cells in marked.items():
+        console.print(f"[yellow]review {student}:[/] {', '.join(cells)}", highlight=False)
+    if marked:
+        console.print(f"review: {REVIEW_NOTE}", highlight=False)

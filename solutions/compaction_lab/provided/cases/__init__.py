@@ -26,6 +26,7 @@ from typing import Any
 
 from ..errors import LabNotImplementedError
 from ..labs import LABS
+from ..saved import sync
 
 EXPECTED_FILE = Path(__file__).with_name("expected.json")
 
@@ -284,19 +285,24 @@ def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
     ``AssertionError`` with the first failure's sentence (while nothing is started, the
     ``LabNotImplementedError`` of the function the cases reached). A cell without visible cases says its
-    points are graded by hidden tests."""
+    points are graded by hidden tests. The lab's saved files (``saved.sync``) must compile first: otherwise
+    the checks would run code that is no longer in them."""
     cases = tuple(case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0]))
                   if case.grade_id == grade_id)
     if not cases:
         print(f"{grade_id}: graded by hidden tests when your work is graded; the docstring above says what they check.")
         return
+    lab = next(item for item in LABS if item.number == cases[0].lab)
+    problems = sync(list(lab.modules)).problems
+    if problems:
+        raise AssertionError(f"{problems[0]}\nFix it and save the file: until then this kernel runs the code it "
+                             "loaded before, and no check can pass.")
     verdicts = run_visible(cases)
     for case, result in zip(cases, verdicts, strict=True):
         print(f"{'✓' if result.passed else '✗'} {case.name}: {case.call}" + ("" if result.passed else
                                                                              f"\n    {result.message}"))
     started = [result for result in verdicts if result.status != "not started"]
     if not started:
-        lab = next(item for item in LABS if item.number == cases[0].lab)
         raise LabNotImplementedError(*(LabNotImplementedError.named_in(verdicts[0].message)
                                        or (lab.number, lab.function)))
     failed = [result for result in verdicts if not result.passed]
