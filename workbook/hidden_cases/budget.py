@@ -148,6 +148,9 @@ CASES += (
            raises="BudgetError", naming=("role",)),
     _units("nan_argument", "a tool call with arguments {'x': nan}", tool_call({"x": {"$float": "nan"}}),
            raises="BudgetError", naming=("arguments.x",)),
+    _units("first_bad_argument_in_key_order", "a tool call with arguments {'b': nan, 'a': inf}",
+           tool_call({"b": {"$float": "nan"}, "a": {"$float": "inf"}}), raises="BudgetError", naming=("arguments.a",),
+           hint="Object keys are visited in sorted order, so the first part refused is the same for every writer."),
     _units("unknown_block", "a user message with an 'audio' block", {"role": "user", "content": [
         {"type": "audio", "data": "x"}]}, raises="BudgetError", naming=("type",)),
     _units("a_number", "42", 42, raises="BudgetError"),
