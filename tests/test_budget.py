@@ -281,6 +281,13 @@ def test_lab3_headroom_keeps_the_prefix_for_several_turns():
     assert replay([], options(20), CachePolicy()) == Replay(0, 0, 0) and Replay(1, 0, 0).hit_rate == 0
 
 
+
+def test_lab3_headroom_is_a_share_of_the_message_budget():
+    # options(23) leaves 14 tokens for messages, every message costs 3. A quarter of those 14 (3.5, not a quarter of
+    # the window's 23) lowers the target to 10.5: each rebuild keeps q(n-1), a(n-1), q(n) (9 tokens), and the next
+    # turn's 6 no longer fit by appending, so every rebuild after the first append misses.
+    assert replay(chat_path(10), options(23), CachePolicy(0.25)) == Replay(10, 1, 8 * (3 + 9))
+
 @pytest.mark.parametrize("policy", [CachePolicy(headroom=1), CachePolicy(headroom=-0.1), CachePolicy(headroom=True),
                                     CachePolicy(headroom=math.nan), CachePolicy(summary_at="end"), "headroom"])
 def test_lab3_replay_refuses_a_bad_policy(policy):
