@@ -108,8 +108,9 @@ class PointSplit:
 
 def point_split(notebook: Path, visible_grade_ids: Iterable[str]) -> PointSplit | None:
     """How ``notebook``'s points split, from its nbgrader grade cells: test cells with visible checks
-    (``visible_grade_ids``), the other test cells (hidden tests only), and answers graded by hand. None
-    when the notebook cannot be read."""
+    (``visible_grade_ids``), the other test cells (hidden tests only), and answers graded by hand; extra-credit
+    cells (``workbook.extra_credit`` metadata) are outside the lab's points and left out. None when the
+    notebook cannot be read."""
     try:
         cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     except (OSError, ValueError, KeyError):
@@ -117,7 +118,7 @@ def point_split(notebook: Path, visible_grade_ids: Iterable[str]) -> PointSplit 
     visible, groups = set(visible_grade_ids), {"visible": [], "hidden": [], "written": []}
     for cell in cells:
         grading = cell.get("metadata", {}).get("nbgrader", {})
-        if not grading.get("grade"):
+        if not grading.get("grade") or "extra_credit" in cell.get("metadata", {}).get("workbook", {}):
             continue
         kind = ("written" if grading.get("solution") or cell.get("cell_type") != "code"
                 else "visible" if grading.get("grade_id") in visible else "hidden")

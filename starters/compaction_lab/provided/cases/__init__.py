@@ -68,6 +68,12 @@ class Case:
         """The lab number, from the ``labN_`` prefix of the grade id."""
         return int(self.grade_id.removeprefix("lab").split("_")[0])
 
+    @property
+    def extra_credit(self) -> bool:
+        """Whether the case belongs to a "Going further" cell (grade id ``labN_extra_...``): extra credit,
+        outside the lab's points."""
+        return self.grade_id.startswith(f"lab{self.lab}_extra_")
+
     def sent(self) -> list[Any]:
         """The inputs as sent, ``[args, kwargs]`` (wire values), to compare with ``inputs_after``."""
         return [list(self.args), dict(self.kwargs)]
