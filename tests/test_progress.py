@@ -6,9 +6,7 @@ replace its checklist with stand-ins, so they say the same whatever package is u
 
 from __future__ import annotations
 
-import copy
 import html
-import operator
 import shutil
 
 import pytest
@@ -16,9 +14,8 @@ import pytest
 from compaction_lab.provided import progress, saved
 from compaction_lab.provided.cases import Case, Verdict, check, visible_cases
 from compaction_lab.provided.checklist import Checklist
-from compaction_lab.provided.checks import expect, expect_error, expect_shares_nothing
-from compaction_lab.provided.errors import InteractionError, LabNotImplementedError
-from compaction_lab.provided.example import example_entries
+from compaction_lab.provided.checks import expect
+from compaction_lab.provided.errors import LabNotImplementedError
 from compaction_lab.provided.labs import lab
 from compaction_lab.provided.views import GREEN, RED
 from workbook.paths import NOTEBOOKS, SOLUTIONS
@@ -144,25 +141,3 @@ def test_expect_names_call_result_and_first_difference() -> None:
         expect([{"id": "u1", "tokens": 3}], [{"id": "u1", "tokens": 4}], "price(path)")
     assert str(failure.value) == ("called price(path), got [{'id': 'u1', 'tokens': 3}], expected "
                                   "[{'id': 'u1', 'tokens': 4}] (first difference at [0]['tokens']: got 3, expected 4)")
-
-
-def test_expect_error_checks_type_and_named_words() -> None:
-    def refuse(word: str) -> None:
-        raise InteractionError(f"call id {word!r}: no tool result")
-
-    expect_error(InteractionError, "refuse('read-1')", refuse, "read-1", naming=("read-1",))
-    with pytest.raises(AssertionError, match=r"without \['test-1'\], expected InteractionError naming 'test-1'"):
-        expect_error(InteractionError, "refuse('read-1')", refuse, "read-1", naming=("test-1",))
-    with pytest.raises(AssertionError, match=r"got 3 and no error, expected InteractionError"):
-        expect_error(InteractionError, "len('abc')", len, "abc")
-    with pytest.raises(AssertionError, match=r"got ZeroDivisionError\('division by zero'\), expected Interaction"):
-        expect_error(InteractionError, "truediv(1, 0)", operator.truediv, 1, 0)
-    with pytest.raises(LabNotImplementedError):
-        expect_error(InteractionError, "group_interactions([])", raise_lab(2, "group_interactions"))
-
-
-def test_expect_shares_nothing() -> None:
-    source = example_entries()
-    expect_shares_nothing(copy.deepcopy(source), source, "deepcopy(path)")
-    with pytest.raises(AssertionError, match="shares"):
-        expect_shares_nothing(list(source), source, "list(path)")
