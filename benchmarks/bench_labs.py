@@ -10,8 +10,12 @@ A second section times the real-session pipeline (Pi import, repair of dangling 
 ``group_interactions``, ``build_context`` at 32k tokens with ``chars4``) on
 ``../shared/fixtures/pi-sessions/large-session.jsonl`` and on a file made of its entries
 repeated ``--repeat`` times (100 by default; in a temporary folder), against a plain
-``json.loads`` loop over the same bytes in the same run. It is skipped, with a note, where
-``../shared`` is absent.
+``json.loads`` loop over the same bytes in the same run, and lab 3's ``replay`` of the session
+(Going further) against ``build_context`` on every turn's whole path. It is skipped, with a note,
+where ``../shared`` is absent.
+
+A third section times lab 1's guarded parser (Going further) refusing a list nested 10^6 deep and a
+string of 10^8 characters, against ``json.loads`` of the same value written as JSON.
 
     python benchmarks/bench_labs.py [--sizes 10000 100000 1000000] [--repeat 100] [--pi-session FILE]
 """
@@ -30,13 +34,15 @@ from workbook.paths import REPO, SOLUTIONS
 
 sys.path.insert(0, str(SOLUTIONS.parent))
 
-from compaction_lab.budget import BudgetOptions, build_context  # noqa: E402
+from compaction_lab.budget import BudgetOptions, CachePolicy, build_context, recommended_options, replay  # noqa: E402
 from compaction_lab.grouping import group_interactions  # noqa: E402
 from compaction_lab.provided.estimators import chars4  # noqa: E402
 from compaction_lab.provided.example import estimate_example_tokens  # noqa: E402
 from compaction_lab.provided.pi_import import load_pi_session  # noqa: E402
 from compaction_lab.provided.repair import repair_dangling_tool_calls  # noqa: E402
+from compaction_lab.provided.scenarios import custom_entry, nested_lists  # noqa: E402
 from compaction_lab.provided.stores import JsonlSessionStore  # noqa: E402
+from compaction_lab.records import parse_session_entry  # noqa: E402
 from compaction_lab.resumption import message_entries  # noqa: E402
 
 PI_SESSION = REPO.parent / "shared" / "fixtures" / "pi-sessions" / "large-session.jsonl"
@@ -137,17 +143,57 @@ def bench_pi_session(file: Path) -> None:
     print(f"{'load_pi_session / json.loads':<34}{'':>10}{load / plain:>10.1f} x")
 
 
+def bench_replay(file: Path, window: int = 32_000) -> None:
+    """Lab 3's ``replay`` (headroom 0) against ``build_context`` on each turn's whole path: the same contexts."""
+    path = repair_dangling_tool_calls(load_pi_session(file).active_path()).path
+    options = recommended_options(window)
+    turns = [end for end, entry in enumerate(path) if entry["type"] == "message" and entry["message"]["role"] == "user"]
+    replayed = timed(lambda: replay(path, options, CachePolicy()))
+    rebuilt = timed(lambda: [build_context(path[:end + 1], options) for end in turns])
+    row(f"replay ({window // 1000}k, chars3)", len(turns), replayed, "turn")
+    row("build_context on every turn", len(turns), rebuilt, "turn")
+    print(f"{'replay / build every turn':<34}{'':>10}{replayed / rebuilt:>10.2f} x")
+
+
 def bench_real_sessions(source: Path, repeat: int) -> None:
-    """The real-session section: ``source`` as it is, then repeated ``repeat`` times."""
+    """The real-session section: ``source`` as it is, then repeated ``repeat`` times, and its replay."""
     if not source.exists():
         print(f"\n(real sessions skipped: {source} is absent)")
         return
     print(f"\n{'real Pi session':<34}{'lines':>10}{'time':>12}{'per line':>18}")
     bench_pi_session(source)
+    bench_replay(source)
     with tempfile.TemporaryDirectory() as folder:
         repeated = Path(folder) / f"{source.stem}-x{repeat}.jsonl"
         repeated_pi_session(source, repeated, repeat)
         bench_pi_session(repeated)
+
+
+def bench_guard() -> None:
+    """Lab 1's guarded parser refusing hostile entries, against ``json.loads`` of the same value as JSON."""
+    depth, length = 10**6, 10**8
+    hostile = {"a list nested 10^6 deep": (custom_entry("deep-1", nested_lists(depth)), "[" * depth + "]" * depth),
+               "a string of 10^8 characters": (custom_entry("huge-1", "x" * length), '"' + "x" * length + '"')}
+    print(f"\n{'guarded input (refused)':<34}{'guard':>12}{'json.loads':>14}{'ratio':>10}")
+    for label, (entry, text) in hostile.items():
+        refused = timed(lambda entry=entry: _refused(entry))
+        decoded = timed(lambda text=text: _decoded(text))
+        print(f"{label:<34}{refused * 1e3:>9.3f} ms{decoded * 1e3:>11.1f} ms{refused / decoded:>10.5f} x")
+
+
+def _refused(entry: dict) -> None:
+    try:
+        parse_session_entry(entry, guarded=True)
+    except ValueError:
+        return
+    raise AssertionError(f"{entry['id']} was accepted")
+
+
+def _decoded(text: str) -> None:
+    try:
+        json.loads(text)
+    except RecursionError:
+        pass  # json.loads gives up on deep nesting too, after walking into it
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -160,6 +206,7 @@ def main(argv: list[str] | None = None) -> None:
     for size in args.sizes:
         bench_size(size)
     bench_real_sessions(args.pi_session, args.repeat)
+    bench_guard()
 
 
 if __name__ == "__main__":

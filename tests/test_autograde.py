@@ -11,6 +11,7 @@ from rich.console import Console
 
 from workbook import sandbox
 from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, course_isolation, grade_with_progress
+from workbook.cases import grade_points
 from workbook.cli import main
 from workbook.course import CourseError, build
 from workbook.grades import points_text, read_grades
@@ -23,6 +24,9 @@ from workbook.submissions import complete, submit
 HANG = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)  # deaf to interrupts\nwhile True:\n    pass"
 CRASH = "import os\nimport signal\nos.kill(os.getpid(), signal.SIGSEGV)"
 EXIT = "import os\nos._exit(3)"
+EXTRA_CREDIT = {lab.number: sum(points for grade_id, points in grade_points()[1].items()
+                                if grade_id.startswith(f"{lab.marker}_")) for lab in LABS}
+"""Each lab's autograded extra credit (Going further), which the solutions earn on top of the lab's points."""
 
 
 def solutions_with(dest, lab: int, body: str):
@@ -69,7 +73,7 @@ def test_the_students_lab_modules_are_graded_and_provided_modules_restored(grade
     assert outcomes["complete"].status == outcomes["tampered"].status == "graded"
     manual = 2 * len(LABS)  # one manually graded answer of 2 points per notebook, not graded yet
     assert grades["complete"].max_score == 10 * len(LABS)
-    assert grades["complete"].score == 10 * len(LABS) - manual
+    assert grades["complete"].score == 10 * len(LABS) - manual + sum(EXTRA_CREDIT.values())
     assert [lab.score for lab in grades["tampered"].labs] == [lab.score for lab in grades["complete"].labs]
     assert "return []" not in (course.autograded("tampered") / "compaction_lab" / "provided" / "example.py").read_text()
 
@@ -83,7 +87,8 @@ def test_a_broken_submission_costs_only_the_lab_it_breaks(graded, student, reaso
     outcome = outcomes[student]
     assert outcome.graded and not outcome.executed, "the judge scored it; nbgrader could not run the notebooks"
     assert outcome.reason(force=True).startswith(reason)
-    assert [lab.auto_score for lab in grades[student].labs] == [0 if lab.number == broken else 8 for lab in LABS]
+    assert [lab.auto_score for lab in grades[student].labs] == [0 if lab.number == broken
+                                                                else 8 + EXTRA_CREDIT[lab.number] for lab in LABS]
     row = " ".join(next(line for line in summary.splitlines() if f" {student} " in line).split())
     assert "graded" in row
     assert outcomes["complete"].graded and outcomes["tampered"].graded
@@ -104,9 +109,10 @@ def test_the_summary_table_has_a_row_per_student_and_a_column_per_lab(graded):
     assert [f"lab {lab.number}" in header for lab in LABS] == [True] * len(LABS)
     complete_row = next(line for line in summary.splitlines() if " complete " in line).split("│")
     # Its written answers are left as released, which autograde grades 0 without a grader: nothing pending.
-    extra = f" +{points_text(grades['complete'].extra_credit)}"  # lab 4's going further, apart from its points
-    assert [cell.strip() for cell in complete_row[2:9]] == ["8/8"] * 3 + ["8/8" + extra, "8/8", "0/10",
-                                                                          "40/50" + extra]
+    # The labs' extra credit (Going further) is shown apart from their 8 points: "8/8 +6".
+    assert [cell.strip() for cell in complete_row[2:9]] == [
+        "8/8" + (f" +{points_text(EXTRA_CREDIT[lab.number])}" if EXTRA_CREDIT[lab.number] else "") for lab in LABS
+    ] + ["0/10", f"40/50 +{points_text(sum(EXTRA_CREDIT.values()))}"]
     # Submissions whose notebooks nbgrader could not execute: their answers wait for a grader, and the note says so.
     pending = {student: next(line for line in summary.splitlines() if f" {student} " in line).split("│")[7].strip()
                for student in ("complete", "tampered")}

@@ -26,9 +26,14 @@ EXPECTED = {
     "partial": [8, 8, 0, 0, 0],  # labs 1 and 2 done
     "buggy": [8, 8, 2, 8, 8],  # messages[-3:] fails lab 3; lab 5 is graded with the reference lab 3
 }
-LAB4_EXTRA = int(sum(points for grade_id, points in grade_points()[1].items() if grade_id.startswith("lab4_")))
-"""Lab 4's going-further extra credit, which complete and buggy (lab 4 as the reference) earn, apart from the points."""
-EXTRA = {"complete": [0, 0, 0, LAB4_EXTRA, 0], "blank": [0] * 5, "partial": [0] * 5, "buggy": [0, 0, 0, LAB4_EXTRA, 0]}
+EXTRA_CREDIT = grade_points()[1]
+LAB4_EXTRA = int(sum(points for grade_id, points in EXTRA_CREDIT.items() if grade_id.startswith("lab4_")))
+"""Lab 4's going-further extra credit, which complete and buggy (lab 4 as the reference) earn."""
+# Extra credit (Going further, outside the 10 points), shown apart: lab 1's guard (2), lab 3's estimate_units (2),
+# summary at the end of the system prompt (2) and replay (2), lab 4's compaction operation. buggy's messages[-3:]
+# keeps only estimate_units' 2 of lab 3.
+EXTRA = {"complete": [2, 0, 6, LAB4_EXTRA, 0], "blank": [0] * 5, "partial": [2, 0, 0, 0, 0],
+         "buggy": [2, 0, 2, LAB4_EXTRA, 0]}
 
 
 def shown(score: float, max_score: float, extra: float) -> str:
@@ -46,6 +51,8 @@ def demo_run(tmp_path_factory):
 
 def test_the_demo_grades_the_four_samples_as_expected(demo_run):
     _, grades, printed = demo_run
+    assert {student: sum(scores) for student, scores in EXPECTED.items()} == {
+        "complete": 40, "blank": 0, "partial": 16, "buggy": 34}
     assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == EXPECTED
     assert {student: [lab.extra_credit for lab in grade.labs] for student, grade in grades.items()} == EXTRA
     assert {grade.max_score for grade in grades.values()} == {50}
@@ -54,10 +61,11 @@ def test_the_demo_grades_the_four_samples_as_expected(demo_run):
         assert f"{sum(scores)}/50" in row and "graded" in row
 
 
-# Hand-graded points per sample: the written answers it filled in wait for a grader (2 points each);
-# blank's are left as released, which autograde grades 0 with no grader needed.
-PENDING = {"complete": (5, 10, "?/10"), "blank": (0, 0, "0/10"), "partial": (2, 4, "0/6 ?/4"),
-           "buggy": (5, 10, "?/10")}
+# Hand-graded points per sample: the written answers it filled in wait for a grader (2 points each, and the
+# extra-credit answers of labs 1 and 3, 0 points each); blank's are left as released, which autograde grades 0
+# with no grader needed.
+PENDING = {"complete": (7, 10, "?/10"), "blank": (0, 0, "0/10"), "partial": (3, 4, "0/6 ?/4"),
+           "buggy": (7, 10, "?/10")}
 
 
 def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_run):
@@ -71,8 +79,8 @@ def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_ru
         assert cells == [shown(score, 8, extra) for score, extra in zip(EXPECTED[student], EXTRA[student], strict=True)
                          ] + [manual, shown(sum(EXPECTED[student]), 50, sum(EXTRA[student]))]
     mean_row = [cell.strip() for cell in next(line for line in printed.splitlines() if " mean " in line).split("│")]
-    assert mean_row[2:9] == ["6", "6", "2.5", "4", "4", "", "22.5"]  # (8+2)/4 and (40+16+34)/4
-    assert "note: 12 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
+    assert mean_row[2:9] == ["7.5", "6", "4.5", "4", "4", "", "26"]  # (10+0+10+10)/4, (14+4)/4 and (48+18+38)/4
+    assert "note: 17 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
 
 
 def test_feedback_and_export_say_that_hand_graded_answers_are_pending(demo_run, tmp_path, capsys):
@@ -81,7 +89,7 @@ def test_feedback_and_export_say_that_hand_graded_answers_are_pending(demo_run, 
     assert "these pages show them as 0" in " ".join(capsys.readouterr().out.split())
     assert main(["export", "--course", str(course.root), "--to", str(tmp_path / "grades.csv")]) == 0
     printed = " ".join(capsys.readouterr().out.split())
-    assert "note: 12 hand-graded answers (24 points) not graded yet (students: buggy, complete, partial); " \
+    assert "note: 17 hand-graded answers (24 points) not graded yet (students: buggy, complete, partial); " \
            "the CSV counts them as 0" in printed
     ids = [row["student_id"] for row in csv.DictReader((tmp_path / "grades.csv").open(newline=""))]
     assert ids == sorted(EXPECTED)

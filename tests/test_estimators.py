@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from compaction_lab.provided.estimators import ESTIMATORS, IMAGE_TOKENS_BOUND, chars4, upper_bound
+from compaction_lab.provided.estimators import ESTIMATORS, IMAGE_TOKENS_BOUND, chars3, chars4, upper_bound
 
 SAMPLES = json.loads((Path(__file__).parent / "fixtures" / "token-samples.json").read_text(encoding="utf-8"))["samples"]
 BY_KIND = {sample["kind"]: sample for sample in SAMPLES}
@@ -69,4 +69,5 @@ def test_chars4_is_unchanged_and_every_estimator_is_registered():
                                                 {"type": "toolCall", "id": "c", "name": "ab", "arguments": {}},
                                                 {"type": "image", "data": "", "mimeType": "image/png"}]}
     assert chars4(message) == 1204  # (9 + 2 + len("{}") + 4800) / 4, rounded up
-    assert list(ESTIMATORS) == ["upper_bound", "chars4", "example"]
+    assert chars3(message) == 1605  # the same 4813 characters at 3 per token, rounded up
+    assert list(ESTIMATORS) == ["upper_bound", "chars4", "chars3", "example"]

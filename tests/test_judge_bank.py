@@ -15,7 +15,6 @@ from rich.console import Console
 
 from compaction_lab.provided.labs import LABS
 from workbook.autograde import grade_with_progress
-from workbook.cases import grade_points
 from workbook.course import build
 from workbook.feedback import feedback, html_text
 from workbook.grades import read_grades
@@ -189,6 +188,12 @@ def lab_scores(grade) -> dict[int, float]:
     return {index + 1: lab.auto_score for index, lab in enumerate(grade.labs)}
 
 
+def lab_points(course, student: str) -> dict[int, tuple[float, float]]:
+    """Lab -> (the judge's points of the lab, its extra credit from Going further) for ``student``."""
+    return {lab["lab"]: (sum(lab["scores"].values()), sum(lab["extra"].values()))
+            for lab in read_results(course, student)["labs"]}
+
+
 def test_every_submission_is_graded_and_the_batch_completes(bank):
     _, made, outcomes, _, printed = bank
     assert sorted(outcomes) == sorted(made)
@@ -196,21 +201,24 @@ def test_every_submission_is_graded_and_the_batch_completes(bank):
 
 
 def test_each_gets_exactly_its_honest_score_from_the_judge(bank):
-    _, made, _, grades, printed = bank
-    complete_scores = lab_scores(grades["control_complete"])
-    blank_scores = lab_scores(grades["control_blank"])
-    assert set(blank_scores.values()) == {0}
-    lab4_extra = sum(points for grade_id, points in grade_points()[1].items() if grade_id.startswith("lab4_"))
-    assert grades["control_complete"].labs[3].extra_credit == lab4_extra  # lab 4's going further
+    course, made, _, grades, printed = bank
+    complete = lab_points(course, "control_complete")
+    assert set(lab_points(course, "control_blank").values()) == {(0, 0)}
     for student, (_, expected) in made.items():
-        scores = lab_scores(grades[student])
+        points = lab_points(course, student)
+        # the gradebook holds the judge's points, and its extra credit apart
+        assert lab_scores(grades[student]) == {lab: pair[0] for lab, pair in points.items()}, student
+        assert [lab.extra_credit for lab in grades[student].labs] == [pair[1] for pair in points.values()], student
         for lab, kind in expected.items():
+            (main, extra), (full, full_extra) = points[lab], complete[lab]
             if kind == "complete":
-                assert scores[lab] == complete_scores[lab], (student, lab, scores, printed)
+                assert (main, extra) == (full, full_extra), (student, lab, points, printed)
             elif kind == "blank":
-                assert scores[lab] == 0, (student, lab, scores)
+                # a broken lab function costs its points; Going-further functions it left alone keep theirs
+                assert main == 0 and extra <= full_extra, (student, lab, points)
+                assert extra == 0 or student not in TRICKS, (student, lab, points)
             else:
-                assert 0 <= scores[lab] < complete_scores[lab], (student, lab, scores)
+                assert 0 <= main < full and extra <= full_extra, (student, lab, points)
 
 
 def test_the_review_mark_appears_where_the_kernel_and_the_judge_differ(bank):

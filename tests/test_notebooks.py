@@ -2,8 +2,9 @@
 
 Each notebook runs top to bottom against the solutions with every autograder cell, hidden tests
 included, passing silently; against the starters every autograder cell fails with that
-notebook's own ``LabNotImplementedError`` and nothing else fails. The committed files are clean,
-their nbgrader metadata is valid, grade ids are unique and descriptive, and each is worth 10.
+notebook's own ``LabNotImplementedError`` (a Going-further cell: that of its own function) and
+nothing else fails. The committed files are clean, their nbgrader metadata is valid, grade ids are
+unique and descriptive, and each is worth 10, with its extra credit (Going further) stated apart.
 The kernel runs in a temporary folder holding the notebook and a copy of the package as
 ``compaction_lab/``, as a student's folder does.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -31,6 +33,13 @@ PACKAGES = {"solutions": REPO / "solutions" / "compaction_lab", "starters": REPO
 GRADE_ID = re.compile(r"^lab[1-5]_[a-z0-9_]+$")
 TOTAL_POINTS = 10
 EXPLORER_LABS = (2, 3, 4, 5)
+REAL_SESSION_CELLS = {
+    1: {"lab1-guard-real": "all 1018 entries within the limits"},
+    3: {"lab3-units-real": "units per chars3 token", "lab3-summary-real": "summary_at='system_prompt': system 1,293",
+        "lab3-cache-real": "headroom 0.5, summary in system prompt"},
+    5: {"lab5-real-run": "after workbook-compact-1: "},
+}
+"""What each notebook's real-session cells print on the shared Pi sessions, by cell id."""
 
 pytestmark = pytest.mark.slow
 LAB_PARAMS = [pytest.param(lab, id=lab.marker, marks=getattr(pytest.mark, lab.marker)) for lab in LABS]
@@ -116,9 +125,13 @@ def test_runs_clean_against_solutions(lab, tmp_path: Path, pi_sessions: None) ->
         legacy = next(cell for cell in notebook.cells if cell.id == "lab1-demo-legacy")
         assert text_of(legacy.outputs) == ("refused, as it should be: compaction 'compact-1': summary.files: unknown "
                                            "or legacy key\n"), "lab 1's legacy demo names summary.files"
-    if lab.number == 5 and "WORKBOOK_PI_SESSIONS" in os.environ:
-        real = next(cell for cell in notebook.cells if cell.id == "lab5-real-run")
-        assert "after workbook-compact-1: " in text_of(real.outputs), text_of(real.outputs)
+    if "WORKBOOK_PI_SESSIONS" in os.environ:
+        for cell_id, shown in REAL_SESSION_CELLS.get(lab.number, {}).items():
+            real = next(cell for cell in notebook.cells if cell.id == cell_id)
+            assert shown in text_of(real.outputs), (cell_id, text_of(real.outputs))
+        if lab.number == 3:
+            plot = next(cell for cell in notebook.cells if cell.id == "lab3-cache-real")
+            assert any("image/png" in output.get("data", {}) for output in plot.outputs), "no plot of the replays"
 
 
 @pytest.mark.parametrize("lab", LAB_PARAMS)
@@ -170,23 +183,49 @@ def test_nbgrader_metadata(lab) -> None:
     assert sum(meta.get("points", 0) for meta in graded if meta["grade"]) == TOTAL_POINTS
 
 
+def nbgrader_points(cell: nbformat.NotebookNode) -> float:
+    """The points nbgrader counts for a grade cell."""
+    return cell.metadata["nbgrader"]["points"]
+
+
 @pytest.mark.parametrize("lab", LAB_PARAMS)
 def test_points_split_stated_in_opening(lab) -> None:
     notebook = read(lab)
-    tests = graded_code_cells(notebook)
     visible = {case.grade_id for case in visible_cases(lab.number)}
-    hidden = [cell for cell in tests if cell.metadata["nbgrader"]["grade_id"] not in visible]
-    written = [cell for cell in notebook.cells if cell.cell_type == "markdown" and "nbgrader" in cell.metadata
-               and cell.metadata["nbgrader"]["grade"]]
+    grade_cells = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
+
+    def split(cells: list) -> tuple[list, list, list]:
+        """Visible test cells, hidden test cells and written answers among ``cells``."""
+        tests = [cell for cell in cells if cell.cell_type == "code"]
+        hidden = [cell for cell in tests if cell.metadata["nbgrader"]["grade_id"] not in visible]
+        return [cell for cell in tests if cell not in hidden], hidden, [cell for cell in cells if cell not in tests]
+
+    def total(cells: list, points: Callable[[nbformat.NotebookNode], float]) -> int:
+        return int(sum(map(points, cells)))
+
+    shown, hidden, written = split([cell for cell in grade_cells if extra_credit(cell) is None])
     assert hidden and len(written) == 1
-
-    def points(cells: list) -> int:
-        return sum(cell.metadata["nbgrader"]["points"] for cell in cells)
-
-    split = (points(tests) - points(hidden), points(hidden), points(written))
     stated = re.search(r"Visible autograder tests: (\d+) points.*Hidden autograder tests: (\d+) points.*"
                        r"Written answer: (\d+) points", notebook.cells[0].source, re.S)
-    assert stated and tuple(map(int, stated.groups())) == split, f"{lab.notebook} states another split than {split}"
+    want = tuple(total(cells, nbgrader_points) for cells in (shown, hidden, written))
+    assert stated and tuple(map(int, stated.groups())) == want, f"{lab.notebook} states another split than {want}"
+
+    extra = [cell for cell in grade_cells if extra_credit(cell) is not None]
+    assert all(nbgrader_points(cell) == 0 for cell in extra), "extra credit is never a cell's nbgrader points"
+    if not extra:
+        assert "Extra credit" not in notebook.cells[0].source
+        return
+    shown, hidden, written = split(extra)
+    stated = re.search(r"Extra credit: (\d+) points\*\*, outside the 10.*visible: (\d+) points? in (\d+) cells?; "
+                       r"hidden: (\d+) points? in (\d+) cells?\) and a written answer\s+worth\s+(\d+) points?",
+                       notebook.cells[0].source, re.S)
+    want = (total(extra, extra_credit), total(shown, extra_credit), len(shown), total(hidden, extra_credit),
+            len(hidden), total(written, extra_credit))
+    assert stated and tuple(map(int, stated.groups())) == want, f"{lab.notebook} states other extra credit than {want}"
+    headings = [cell.source.split("\n")[0].split(":")[0] for cell in notebook.cells]
+    start, end = headings.index("## Going further (extra credit)"), headings.index("## Before you go on")
+    assert all(start < notebook.cells.index(cell) < end for cell in extra)
+    assert all(notebook.cells.index(cell) < start for cell in grade_cells if cell not in extra)
 
 
 @pytest.mark.parametrize("lab", LAB_PARAMS)

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from compaction_lab.provided import progress, saved
-from compaction_lab.provided.cases import Verdict, check, visible_cases
+from compaction_lab.provided.cases import Case, Verdict, check, visible_cases
 from compaction_lab.provided.checklist import Checklist
 from compaction_lab.provided.checks import expect
 from compaction_lab.provided.errors import LabNotImplementedError
@@ -37,9 +37,14 @@ def shown(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return html
 
 
+def lab3_cases() -> tuple[Case, ...]:
+    """Lab 3's visible cases of its own points: the checklist leaves extra credit to its own cells."""
+    return tuple(case for case in visible_cases(3) if not case.extra_credit)
+
+
 def lab3_checklist(*statuses: str) -> Checklist:
     """Lab 3's visible cases with verdicts of the given statuses (a stand-in for running them)."""
-    cases = visible_cases(3)
+    cases = lab3_cases()
     messages = {"passed": "", "failed": "called build_context(...), got 1, expected 2",
                 "not started": str(LabNotImplementedError(3, "build_context")),
                 "blocked": str(LabNotImplementedError(2, "group_interactions"))}
@@ -54,7 +59,8 @@ def test_green_with_every_visible_check_listed(shown: list[str]) -> None:
     assert (status.state, status.title) == (
         "done", "Lab 3 (budget projection), build_context() in compaction_lab/budget.py: 5/5 visible checks pass")
     assert progress.checklist_lines(status.checklist) == [f"✓ {case.grade_id} · {case.name}: {case.call}"
-                                                          for case in visible_cases(3)]
+                                                          for case in lab3_cases()]
+    assert status.checklist.cases == lab3_cases() != visible_cases(3)  # extra credit has its own cells
     assert GREEN in shown[0] and shown[0].count("✓") == 5
 
 
@@ -110,7 +116,7 @@ def test_a_saved_file_that_does_not_compile_is_red_naming_file_and_line(monkeypa
 
 
 def test_the_points_split_is_read_from_the_labs_notebook(monkeypatch, tmp_path, shown) -> None:
-    split = progress.point_split(NOTEBOOKS / lab(3).notebook, {case.grade_id for case in visible_cases(3)})
+    split = progress.point_split(NOTEBOOKS / lab(3).notebook, {case.grade_id for case in lab3_cases()})
     assert split == progress.PointSplit(visible=(5, 3), hidden=(3, 3), written=(2, 1))
     assert progress.lab_status(3).points == "Hidden tests run when your work is graded."  # no notebook beside it
     shutil.copy(NOTEBOOKS / lab(3).notebook, tmp_path)

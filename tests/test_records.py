@@ -1,4 +1,4 @@
-"""Lab 1, record parsing: the strict, copying parser and the two stores that use it."""
+"""Lab 1, record parsing: the strict, copying parser and the two stores that use it; Going further: the guard."""
 
 from __future__ import annotations
 
@@ -7,13 +7,16 @@ import json
 import math
 import subprocess
 import sys
+import tracemalloc
 
 import pytest
 
 from compaction_lab.provided.errors import SessionEntryError, SessionStoreError
 from compaction_lab.provided.example import example_entries
+from compaction_lab.provided.pi_import import load_pi_session
+from compaction_lab.provided.scenarios import custom_entry, nested_lists
 from compaction_lab.provided.stores import InMemorySessionStore, JsonlSessionStore, path_to
-from compaction_lab.records import parse_session_entry
+from compaction_lab.records import MAX_STRING, MAX_UNITS, guard_entry, parse_session_entry
 from factories import compaction, ids, naming
 
 pytestmark = pytest.mark.lab1
@@ -259,3 +262,72 @@ def test_lab1_a_lone_surrogate_in_a_json_line_is_refused_and_never_written(tmp_p
 def test_lab1_a_whole_emoji_and_other_scripts_are_kept():
     entry = example_entries()[0] | {"message": {"role": "user", "content": "emoji 😀 中文 \u0301"}}
     assert parse_session_entry(entry)["message"]["content"] == "emoji 😀 中文 \u0301"
+
+
+# Going further (extra credit): the guarded parser.
+
+
+def test_lab1_guard_refuses_a_list_nested_a_million_deep_and_a_hundred_million_characters():
+    deep = custom_entry("deep-1", nested_lists(10**6))
+    huge = custom_entry("huge-1", "x" * 10**8)
+    with pytest.raises(RecursionError):
+        parse_session_entry(deep)  # what the guard is for
+    for entry, field in ((deep, "data[0][0]"), (huge, "data")):
+        tracemalloc.start()
+        with pytest.raises(SessionEntryError, match=naming(entry["id"], field)):
+            parse_session_entry(entry, guarded=True)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < 1_000_000, f"refusing {entry['id']} allocated {peak:,} bytes"
+
+
+@pytest.mark.parametrize(("data", "refused"), [
+    (nested_lists(31), None), (nested_lists(32), "data" + "[0]" * 31),
+    ([0] * 16_384, None), ([0] * 16_385, "data"), ({f"k{n}": n for n in range(16_385)}, "data"),
+    ("😀" * 65_536, None), ("a" * 65_537, "data"), ({"k" * 65_537: 1}, "data.kkk"),
+    (["x" * 65_000] * 15, None), (["x" * 65_000] * 16, "data[15]"),
+    ((1, 2), "data"), ({1: "a"}, "data"), ({"a": {1, 2}}, "data.a"), ({"a": b"bytes"}, "data.a"),
+])
+def test_lab1_guard_limits_on_both_sides(data, refused):
+    entry = custom_entry("probe-1", data)
+    before = copy.deepcopy(entry)
+    if refused is None:
+        assert guard_entry(entry) is None
+    else:
+        with pytest.raises(SessionEntryError, match=naming("probe-1", refused)):
+            guard_entry(entry)
+    assert entry == before
+
+
+def test_lab1_guard_counts_units_over_the_whole_entry():
+    # custom_entry("u-1", []) is 60 units: the entry 1; type 1+4+6, id 1+2+3, parentId 1+8+2, timestamp 1+9,
+    # customType 1+10+5, data 1+4. Each string in data adds 1 + its code points.
+    full = ["x" * MAX_STRING] * 15
+    entry = custom_entry("u-1", [*full, "x" * (MAX_UNITS - 60 - 15 * (MAX_STRING + 1) - 1)])
+    guard_entry(entry)  # exactly MAX_UNITS
+    entry["data"][-1] += "x"
+    with pytest.raises(SessionEntryError, match=naming("u-1", "data[15]")):
+        guard_entry(entry)
+
+
+def test_lab1_guard_refuses_a_dict_subclass_the_plain_parser_would_accept():
+    class Mapping(dict):
+        pass
+
+    entry = custom_entry("odd-1", Mapping(a=1))
+    assert parse_session_entry(entry)["data"] == {"a": 1}
+    with pytest.raises(SessionEntryError, match=naming("odd-1", "data")):
+        parse_session_entry(entry, guarded=True)
+    with pytest.raises(SessionEntryError, match=naming("entry", "(the entry)")):
+        guard_entry(Mapping(custom_entry("odd-2", 1)))
+
+
+def test_lab1_guarded_parse_keeps_every_result_of_the_plain_parse():
+    for entry in [*example_entries(), compact_1()]:
+        assert parse_session_entry(entry, guarded=True) == parse_session_entry(entry)
+
+
+def test_lab1_guard_accepts_every_entry_of_the_real_sessions(shared_dir):
+    for name in ("large-session.jsonl", "before-compaction.jsonl"):
+        entries = load_pi_session(shared_dir / "fixtures" / "pi-sessions" / name).entries
+        assert [guard_entry(entry) for entry in entries] == [None] * len(entries)

@@ -13,6 +13,7 @@ milliseconds). Errors are ``SessionEntryError`` naming the entry id and the fiel
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any
 
 from .provided.errors import SessionEntryError
@@ -32,11 +33,22 @@ COMPACTION_KEYS = frozenset(
 METADATA_TYPES: tuple[str, ...] = ("model_change", "thinking_level_change", "custom")
 """Entry types that change settings or record something the context never shows."""
 
+MAX_NESTING = 32
+"""Going further: the deepest nesting ``guard_entry`` accepts; the entry object is level 1."""
+MAX_ITEMS = 16_384
+"""Going further: the most items one object or array may hold."""
+MAX_STRING = 65_536
+"""Going further: the longest string (a value or an object key), in Unicode code points."""
+MAX_UNITS = 1_000_000
+"""Going further: the largest whole entry, in units (see ``guard_entry``)."""
+SCALARS: tuple[type, ...] = (int, float, bool, type(None))
+"""The plain types of a JSON number, true, false and null (exact types: a subclass is not plain)."""
+
 _COMMON_KEYS = frozenset({"type", "id", "parentId", "timestamp"})
 _TEXT_BLOCK = "text"
 
 
-def parse_session_entry(obj: Any) -> Entry:
+def parse_session_entry(obj: Any, *, guarded: bool = False) -> Entry:
     """Parse one external session entry into a new dict that shares nothing with ``obj``.
 
     ``obj`` is a decoded JSON object. Dispatches on ``type``: ``message``, a metadata type
@@ -46,9 +58,13 @@ def parse_session_entry(obj: Any) -> Entry:
     whatever the type, for text that can never be sent: a string (or object key) holding a lone
     surrogate such as ``"\\ud83d"`` (half an emoji cut off), which has no UTF-8 encoding, so no
     store could write it and no provider would accept it (``message.content[0].text``, ``summary.goal``, ...).
+    With ``guarded=True`` (Going further), ``guard_entry(obj)`` refuses oversized or non-plain
+    input first, before anything walks it.
     """
     if not isinstance(obj, dict):
         raise SessionEntryError(f"entry: expected a JSON object, got {type(obj).__name__}")
+    if guarded:
+        guard_entry(obj)
     kind = obj.get("type")
     if kind == "compaction":
         entry = parse_compaction_entry(obj)
@@ -91,6 +107,61 @@ def parse_compaction_entry(obj: dict[str, Any]) -> Entry:
         "firstKeptEntryId": _string(obj, "firstKeptEntryId", where),
         "tokensBefore": _number(obj, "tokensBefore", where),
     }
+    # END LAB 1
+
+
+def guard_entry(obj: dict[str, Any]) -> None:
+    """Going further: refuse an entry that an attacker or a broken writer could send, in bounded time and memory.
+
+    ``obj`` is one decoded entry. Every value in it is visited once, without recursion (an explicit
+    stack of open objects and arrays, one per level, so memory grows with the nesting only), and the
+    walk stops at the first value over a limit:
+
+    - nesting: the entry object is level 1 and each object or array inside adds a level; an object or
+      array deeper than ``MAX_NESTING`` (32) is refused;
+    - an object or array holding more than ``MAX_ITEMS`` (16,384) items;
+    - a string, value or object key, longer than ``MAX_STRING`` (65,536) Unicode code points;
+    - a whole entry over ``MAX_UNITS`` (1,000,000) units: every value (object, array, string, number,
+      true, false, null) is 1 unit, and every code point of a string or of an object key 1 more;
+    - anything that is not plain JSON data: only ``dict`` with ``str`` keys, ``list``, ``str``, ``int``,
+      ``float``, ``bool`` and ``None`` are, by exact type (a tuple, a set or a ``dict`` subclass is not).
+
+    Lengths are read, never computed by walking a string, so a 10^8-character string or a list nested
+    10^6 deep is refused at once. Raises ``SessionEntryError`` naming the entry (its type and id) and the
+    field path of the value at fault (``data[0][0]``, ``message.content[0].text``; ``(the entry)`` for the
+    entry object itself). Returns ``None`` and changes nothing when the entry is within every limit.
+    """
+    where = _name(obj) if type(obj) is dict else "entry"
+    # BEGIN LAB 1
+    # Step 1: a stack of the open containers, each an iterator over its members; the entry itself is level 1.
+    # Step 2: each value met is plain data within its own limit; a container opens the next level.
+    # Step 3: the whole entry's units are counted as the walk goes, and checked at every value.
+    units = 0
+    stack: list[Iterator[tuple[str, Any, int]]] = [iter([("", obj, 0)])]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+            continue
+        path, value, key_units = item
+        shown = path or "(the entry)"
+        units += 1 + key_units
+        kind = type(value)
+        if kind is dict or kind is list:
+            if len(stack) > MAX_NESTING:
+                raise SessionEntryError(f"{where}: {shown}: nested deeper than {MAX_NESTING} levels")
+            if len(value) > MAX_ITEMS:
+                raise SessionEntryError(f"{where}: {shown}: {len(value)} items, more than {MAX_ITEMS}")
+            stack.append(_members(value, path, where))
+        elif kind is str:
+            if len(value) > MAX_STRING:
+                raise SessionEntryError(f"{where}: {shown}: a string of {len(value)} code points, "
+                                        f"more than {MAX_STRING}")
+            units += len(value)
+        elif kind not in SCALARS:
+            raise SessionEntryError(f"{where}: {shown}: a {kind.__name__} is not plain JSON data")
+        if units > MAX_UNITS:
+            raise SessionEntryError(f"{where}: {shown}: the entry is larger than {MAX_UNITS} units")
     # END LAB 1
 
 
@@ -261,3 +332,22 @@ def _check_tool_result(message: dict[str, Any], where: str) -> None:
         raise SessionEntryError(f"{where}: message.isError: expected a bool")
     _check_blocks(message.get("content"), {"text": ("text",), "image": ("data", "mimeType")},
                   where, "message.content")
+
+
+# BEGIN LAB 1
+def _members(value: dict[str, Any] | list[Any], path: str, where: str) -> Iterator[tuple[str, Any, int]]:
+    """The members of an object or array, in order, as ``(path, value, key units)``; an object key must
+    be a string of at most ``MAX_STRING`` code points (its code points are its units)."""
+    if type(value) is list:
+        for index, item in enumerate(value):
+            yield f"{path}[{index}]", item, 0
+        return
+    for key, item in value.items():
+        if type(key) is not str:
+            raise SessionEntryError(f"{where}: {path or '(the entry)'}: an object key of type "
+                                    f"{type(key).__name__} is not a string")
+        here = f"{path}.{key[:80]}" if path else key[:80]
+        if len(key) > MAX_STRING:
+            raise SessionEntryError(f"{where}: {here}: a key of {len(key)} code points, more than {MAX_STRING}")
+        yield here, item, len(key)
+# END LAB 1

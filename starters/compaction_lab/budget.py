@@ -6,11 +6,17 @@ messages. Whole interactions are kept from the newest backwards while they fit, 
 call is never sent without its result. If even the newest interaction does not fit, it is
 kept whole anyway (the total then exceeds the window, and the reason says so).
 All amounts are tokens, as priced by the caller's ``estimate_tokens``.
+
+Going further (extra credit): where a compaction's summary goes (``place_summary``, the
+``summary_at`` option of ``build_context``) and the budget the chapter 12 text recommends
+(``recommended_options``); a deterministic unit estimator (``estimate_units``); and how often a
+provider's prompt cache is hit as a session grows (``replay``).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,8 +24,9 @@ from typing import Any
 
 from .grouping import group_interactions
 from .provided.errors import BudgetError, LabNotImplementedError
+from .provided.estimators import IMAGE_CHARS, chars3
 from .records import Entry
-from .resumption import resume_point
+from .resumption import ResumePoint, resume_point
 
 Estimator = Callable[[Any], float]
 """Prices a system prompt (``str``) or a message (``dict``) in tokens; called with copies."""
@@ -27,6 +34,11 @@ Estimator = Callable[[Any], float]
 REASONS: tuple[str, ...] = ("complete", "trimmed", "single_group_overflow")
 """``complete``: no interaction was left out; ``trimmed``: at least one older interaction was
 left out; ``single_group_overflow``: the newest interaction alone exceeds the budget."""
+
+SUMMARY_PLACES: tuple[str, ...] = ("first_message", "system_prompt")
+"""Where ``build_context`` puts a compaction's summary (``place_summary``): ``first_message``, lab 5's
+synthetic user message before the kept interactions, paid from the message budget; or
+``system_prompt``, at the end of the system prompt after a blank line, paid with it."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +107,7 @@ def measure(options: BudgetOptions, item: Any, what: str) -> float:
     return check_tokens(options.estimate_tokens(copy.deepcopy(item)), f"estimate for {what}")
 
 
-def build_context(active_path: list[Entry], options: BudgetOptions) -> Context:
+def build_context(active_path: list[Entry], options: BudgetOptions, *, summary_at: str = "first_message") -> Context:
     """Lab 3: build the context of ``active_path`` (entries, root first) within ``options``.
 
     Metadata entries are skipped. With a compaction on the path, ``resume_point`` (lab 5)
@@ -103,11 +115,193 @@ def build_context(active_path: list[Entry], options: BudgetOptions) -> Context:
     interaction. Interactions (``group_interactions``, lab 2) are added whole, newest first,
     while they fit, stopping at the first that does not. Reasons: see ``REASONS``. Raises
     ``BudgetError`` for bad options or estimates, and the errors of labs 2 and 5.
+    ``summary_at`` (Going further) says where the summary goes: ``place_summary``.
     """
     check_options(options)
-    start = resume_point(active_path)
+    options, start = place_summary(options, resume_point(active_path), summary_at)
     # Step 1: the fixed costs come off the window first.
     # Step 2: a compaction's summary is paid before any interaction.
     # Step 3: whole interactions, newest first, while they fit.
     # Step 4: the reason, the messages and the ledger.
     raise LabNotImplementedError(3, "build_context")
+
+
+def place_summary(options: BudgetOptions, start: ResumePoint, summary_at: str) -> tuple[BudgetOptions, ResumePoint]:
+    """Going further: put the summary of ``start`` (``resume_point``'s result) where ``summary_at`` says.
+
+    ``first_message`` returns ``options`` and ``start`` as they are. ``system_prompt`` returns new options
+    whose system prompt is the caller's, a blank line (``"\\n\\n"``) and the summary message's text (the
+    text alone when the caller's prompt is empty), and a new start without ``summary_message`` (same
+    ``compaction_id`` and entries): ``build_context`` then prices the summary with the system prompt (the
+    ledger's ``system``, a fixed cost), its messages begin with the first kept entry and its
+    ``system_prompt`` shows the summary. Without a compaction nothing moves. Raises ``BudgetError`` naming
+    ``summary_at`` when it is not one of ``SUMMARY_PLACES``.
+    """
+    if summary_at not in SUMMARY_PLACES:
+        raise BudgetError(f"summary_at: expected one of {', '.join(SUMMARY_PLACES)}, got {summary_at!r}")
+    if summary_at == "first_message":
+        return options, start
+    # Step 1: without a summary nothing moves.
+    # Step 2: the summary's text goes at the end of the system prompt, after a blank line.
+    # Step 3: the start keeps its compaction id and entries, without the summary message.
+    raise LabNotImplementedError(3, "place_summary")
+
+
+OUTPUT_PERCENT = 10
+"""The share of the window the chapter 12 text leaves for the model's answer; input gets the other 90 %."""
+
+
+def recommended_options(max_tokens: float, system_prompt: str = "") -> BudgetOptions:
+    """The budget the chapter 12 text recommends for a window of ``max_tokens`` tokens.
+
+    Input gets 90 % of the window and the rest is left for output (``reserved_output`` =
+    ``max_tokens * 10 / 100``); tokens are estimated with ``chars3`` (``ceil(chars / 3)``, deliberately
+    high), which is why there is no separate safety margin (0). Build with ``summary_at="system_prompt"``:
+    the chapter puts the summary of dropped history at the end of the system prompt. Raises
+    ``BudgetError`` naming ``max_tokens`` unless it is a finite number >= 0.
+    """
+    check_tokens(max_tokens, "max_tokens")
+    return BudgetOptions(max_tokens=max_tokens, system_prompt=system_prompt,
+                         reserved_output=max_tokens * OUTPUT_PERCENT / 100, safety_margin=0, estimate_tokens=chars3)
+
+
+UNIT_WEIGHTS: dict[str, int] = {
+    "requirement": 3, "message": 4, "block": 1, "link": 1, "json_container": 1, "json_scalar": 1,
+    "image": IMAGE_CHARS,
+}
+"""The structural weights of ``estimate_units``, in units; everything else costs its code points."""
+ROLES: tuple[str, ...] = ("user", "assistant", "toolResult")
+
+
+def estimate_units(item: Any) -> int:
+    """Going further: price ``item`` in *units*, the same on every machine and for every provider.
+
+    A teaching estimator, not a tokenizer: a unit is one Unicode code point of text (``"😀"`` is 1, not
+    the 2 UTF-16 units or 4 UTF-8 bytes), plus fixed structural weights (``UNIT_WEIGHTS``):
+
+    - a *requirement* (an instruction the context always carries): a string such as the system prompt,
+      or an object without a ``role`` holding ``content`` (a string) and optionally ``id``: 3 + the code
+      points of ``id`` and ``content`` (``{"id": "r", "content": "AB"}`` costs 3 + 1 + 2 = 6);
+    - a *message* (an object with ``role`` ``user``, ``assistant`` or ``toolResult``): 4 for its role and
+      framing, whatever the role, + the code points of its ``id`` if it has one, + its content
+      (``{"id": "u", "role": "user", "content": "a"}`` costs 4 + 1 + 1 = 6); a tool result adds its link
+      to the call: 1 + the code points of ``toolCallId`` and ``toolName``;
+    - content: a string costs its code points; a list of blocks the sum of its blocks: a ``text`` or
+      ``thinking`` block 1 + the code points of its text, an ``image`` block 4,800 whatever its data
+      (Pi's figure for an image), a ``toolCall`` block 1 + the code points of its ``id`` and ``name`` +
+      its ``arguments`` as a JSON value;
+    - a JSON value: an object or array 1 + its members (an object's keys cost their code points, and are
+      visited in sorted order), a string its code points, a number, ``true``, ``false`` or ``null`` 1
+      (its written form differs between writers: ``1.0`` or ``1``, so it cannot count);
+    - a list of items (requirements and messages): the sum of its items (the two examples together
+      cost 12).
+
+    Nothing else is priced (``isError``, ``stopReason``, usage and other provider fields). Never changes
+    ``item``. Raises ``BudgetError`` naming the path of the first part it cannot price (in key order):
+    another type, an unknown role or block type, a missing or non-string text, id, name or link,
+    arguments that are not an object, and JSON values that are not JSON (NaN, infinity, a tuple, a
+    non-string key).
+    """
+    # Step 1: an item is a requirement (a string, or an object without a role) or a message of a known role.
+    # Step 2: a message's content is its string, or its blocks each with its weight; arguments are JSON values.
+    # Step 3: a list of items costs the sum of its items.
+    raise LabNotImplementedError(3, "estimate_units")
+
+
+@dataclass(frozen=True)
+class CachePolicy:
+    """How an agent keeps its context as a session grows (``replay``).
+
+    ``headroom`` (0 <= headroom < 1): when the next turn does not fit, the share of the message budget the
+    rebuilt context leaves free, so that the next turns fit again by appending (0: rebuild to the full
+    budget, lab 3 as is). ``summary_at``: where a compaction's summary goes (``SUMMARY_PLACES``).
+    """
+
+    headroom: float = 0.0
+    summary_at: str = "first_message"
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What a provider's prompt cache saw over a replayed session.
+
+    ``requests``: one per user message on the path. ``hits``: requests after the first whose prefix is
+    the previous request exactly (its system prompt and messages, unchanged and in order), so the
+    provider reuses its work and processes only what was added. ``reprocessed_tokens``: over the other
+    requests (misses), their system and message tokens, which the provider processes again from the start.
+    """
+
+    requests: int
+    hits: int
+    reprocessed_tokens: float
+
+    @property
+    def hit_rate(self) -> float:
+        """``hits`` over the requests that had a previous one (0.0 with fewer than two requests)."""
+        return self.hits / (self.requests - 1) if self.requests > 1 else 0.0
+
+
+def check_policy(policy: CachePolicy) -> None:
+    """Raise ``BudgetError`` naming the field unless ``policy`` is a ``CachePolicy`` whose ``headroom`` is a
+    finite number with 0 <= headroom < 1 (a bool is not a number) and whose ``summary_at`` is one of
+    ``SUMMARY_PLACES``."""
+    if type(policy) is not CachePolicy:
+        raise BudgetError(f"policy: expected a CachePolicy, got {type(policy).__name__}")
+    headroom = policy.headroom
+    if isinstance(headroom, bool) or not isinstance(headroom, (int, float)) or not 0 <= headroom < 1:
+        raise BudgetError(f"headroom: expected a number with 0 <= headroom < 1, got {headroom!r}")
+    if policy.summary_at not in SUMMARY_PLACES:
+        raise BudgetError(f"summary_at: expected one of {', '.join(SUMMARY_PLACES)}, got {policy.summary_at!r}")
+
+
+def path_from(active_path: list[Entry], first_id: str) -> list[Entry]:
+    """The part of ``active_path`` that a context starting at entry ``first_id`` needs (``replay``'s rebuilds).
+
+    The entries from ``first_id`` on, without compaction entries, then, when the path holds a
+    compaction, the latest one again with its first kept entry moved to ``first_id`` (its summary still
+    comes first). ``build_context`` on the result starts at ``first_id`` at the earliest, which must be a
+    user message at or after the latest compaction's first kept entry. The entries are the path's own
+    (not copies). Raises ``BudgetError`` naming ``first_id`` when it is not on the path.
+    """
+    index = next((i for i, entry in enumerate(active_path) if entry["id"] == first_id), None)
+    if index is None:
+        raise BudgetError(f"entry {first_id!r} is not on the path")
+    part = [entry for entry in active_path[index:] if entry["type"] != "compaction"]
+    latest = next((entry for entry in reversed(active_path) if entry["type"] == "compaction"), None)
+    return part if latest is None else [*part, {**latest, "firstKeptEntryId": first_id}]
+
+
+def is_user_message(entry: Entry) -> bool:
+    """Whether ``entry`` is a message entry whose role is ``user`` (where an interaction starts)."""
+    return entry["type"] == "message" and entry["message"]["role"] == "user"
+
+
+def replay(active_path: list[Entry], options: BudgetOptions, policy: CachePolicy) -> Replay:
+    """Going further: replay ``active_path`` turn by turn, as an agent sends it, and count prompt-cache hits.
+
+    One request per user message: the context of the path up to and including it. An agent does not
+    rebuild from the history each turn: it appends the turn's new messages (those since the previous
+    request) to the request it sent last, as long as the message tokens still fit the budget
+    (``available_for_messages``); their pairs are checked as lab 2 checks them. Otherwise, and whenever a
+    new compaction is on the path, it rebuilds with ``build_context`` (``summary_at=policy.summary_at``).
+    When that rebuild leaves an interaction out and ``policy.headroom`` > 0, it rebuilds again with
+    ``headroom`` times the message budget added to the safety margin: a lower target, so the next turns fit
+    by appending. A request is a cache hit when the previous request is its prefix (an appended request
+    always is); a miss re-processes its system and message tokens (``Replay``). With headroom 0 the
+    contexts are those of ``build_context`` on each turn's whole path.
+
+    A rebuild never reaches back past the first entry of the previous request (what did not fit then
+    does not fit now), so it may be built from ``path_from(path, that entry)`` instead of the whole path,
+    unless a new compaction came: the same context from far fewer entries (a real session's replay then
+    takes seconds, not a minute). Never changes ``active_path``. Raises ``BudgetError`` for bad options,
+    policy or estimates, and the errors of ``build_context``.
+    """
+    check_options(options)
+    check_policy(policy)
+    # Step 1: one request per user message, on the path up to it; nothing sent yet.
+    # Step 2: append a turn's new messages to the previous request while they fit (not after a new compaction).
+    # Step 3: otherwise rebuild (from where the previous request started); with headroom, to a lower target.
+    # Step 4: a hit when the previous request is the new one's prefix; a miss re-processes all its tokens.
+    raise LabNotImplementedError(3, "replay")
+
+

@@ -1,5 +1,6 @@
 """Lab 1's hidden cases: ``parse_session_entry`` on compact-1 with a bad ``tokensBefore``, legacy, extra or
-missing keys, and fields of the wrong type; every refusal names the entry id and the dotted field path."""
+missing keys, and fields of the wrong type; every refusal names the entry id and the dotted field path. Going
+further (extra credit): the guarded parser at each limit, on both sides."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 from typing import Any
 
 from compaction_lab.provided.cases import Case
-from compaction_lab.provided.scenarios import compaction_object
+from compaction_lab.provided.scenarios import compaction_object, custom_entry, message_entry
 from compaction_lab.records import SUMMARY_FIELDS
 
 PARSE = "records.parse_session_entry"
@@ -125,4 +126,57 @@ CASES: tuple[Case, ...] = (
           ("root_parent", "parentId", "None", None), ("empty_parent", "parentId", "''", ""),
           ("empty_first_kept", "firstKeptEntryId", "''", ""), ("number_first_kept", "firstKeptEntryId", "2", 2),
           ("negative_timestamp", "timestamp", "-1", -1), ("nan_timestamp", "timestamp", "nan", NAN))),
+)
+
+
+GUARD = "lab1_extra_guarded_limits"
+
+
+def _guarded(name: str, described: str, entry: dict[str, Any], hint: str, naming: tuple = (), **extra: Any) -> Case:
+    return Case(name, GUARD, f"parse_session_entry({described}, guarded=True)", PARSE, (entry,), {"guarded": True},
+                raises="SessionEntryError" if naming else None, naming=naming, hint=hint, hidden=True, **extra)
+
+
+def nested_objects(levels: int) -> dict[str, Any]:
+    """``levels`` objects, each the value of key ``a`` of the one around it."""
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+HALF_EMOJI = "😀" * 32_768 + "a" * 32_768
+"""65,536 code points (131,072 UTF-16 units, 163,840 UTF-8 bytes): exactly at the string limit."""
+ITEMS_HINT = "An object or array may hold 16,384 items, not one more; the error names the entry and the field."
+STRING_HINT = "A string may hold 65,536 code points (not UTF-16 units or bytes); keys count too."
+NESTING_HINT = "Objects count as levels just as arrays do: the entry is level 1, and level 33 is refused."
+UNITS_HINT = "The whole entry is counted as the walk goes: 1 unit per value plus 1 per code point of every string."
+PLAIN_HINT = "Only plain JSON types count, by exact type: a dict subclass is not plain; the error names the field."
+
+CASES += (
+    _guarded("items_16384_accepted", "custom_entry with 16,384 numbers", custom_entry("big-1", [0] * 16_384),
+             ITEMS_HINT, parts=("id",)),
+    _guarded("items_16385_refused", "custom_entry with 16,385 numbers", custom_entry("big-1", [0] * 16_385),
+             ITEMS_HINT, naming=("big-1", "data")),
+    _guarded("object_16385_keys_refused", "custom_entry with an object of 16,385 keys",
+             custom_entry("big-1", {f"k{n}": n for n in range(16_385)}), ITEMS_HINT, naming=("big-1", "data")),
+    _guarded("string_65536_code_points_accepted", "a user message of 65,536 code points, half of them emoji",
+             message_entry("u9", "a3", 10, "user", HALF_EMOJI), STRING_HINT, parts=("id",)),
+    _guarded("string_65537_refused", "a user message of 65,537 characters",
+             message_entry("u9", "a3", 10, "user", "a" * 65_537), STRING_HINT, naming=("u9", "message.content")),
+    _guarded("key_65537_refused", "custom_entry whose data has a key of 65,537 characters",
+             custom_entry("big-1", {"k" * 65_537: 1}), STRING_HINT, naming=("big-1", "data")),
+    _guarded("objects_33_levels_refused", "custom_entry with objects nested 32 deep in data",
+             custom_entry("deep-2", nested_objects(32)), NESTING_HINT, naming=("deep-2", "data.a")),
+    _guarded("objects_32_levels_accepted", "custom_entry with objects nested 31 deep in data",
+             custom_entry("deep-2", nested_objects(31)), NESTING_HINT, parts=("id",)),
+    _guarded("entry_over_a_million_units", "custom_entry with 16 strings of 65,000 characters",
+             custom_entry("huge-1", ["x" * 65_000] * 16), UNITS_HINT, naming=("huge-1", "data")),
+    _guarded("entry_under_a_million_units", "custom_entry with 15 strings of 65,000 characters",
+             custom_entry("huge-1", ["x" * 65_000] * 15), UNITS_HINT, parts=("id",)),
+    Case("caller_mapping_refused", GUARD, "parse_session_entry(custom_entry, data a dict subclass, guarded=True)",
+         "provided.drivers.parse_guarded_with_caller_mapping", (custom_entry("odd-1", {"a": 1}), "data"),
+         raises="SessionEntryError", naming=("odd-1", "data"), hint=PLAIN_HINT, hidden=True),
+    _guarded("tuple_refused", "custom_entry whose data holds a tuple", custom_entry("odd-1", {"a": {"$tuple": [1]}}),
+             PLAIN_HINT, naming=("odd-1", "data.a")),
 )

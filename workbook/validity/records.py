@@ -48,6 +48,16 @@ MISTAKES: tuple[Mistake, ...] = (
               '    where = "compaction entry"\n    _check_keys(obj, COMPACTION_KEYS, where)\n'),)),
     Mistake("summary_popped_from_input", "the input is changed: the summary is popped off the caller's dict",
             (('    summary = obj["summary"]\n', '    summary = obj.pop("summary")\n'),)),
+    # Going further (extra credit): guard_entry
+    Mistake("guard_depth_off_by_one", "the guard counts levels from 0: an entry nested exactly 32 deep is refused",
+            (("            if len(stack) > MAX_NESTING:\n", "            if len(stack) >= MAX_NESTING:\n"),)),
+    Mistake("guard_counts_utf16_units", "the string limit counts UTF-16 units, as JavaScript's length does: "
+            "an emoji counts 2 and 65,536 code points of emoji are refused",
+            (("            if len(value) > MAX_STRING:\n",
+              '            if len(value.encode("utf-16-le")) // 2 > MAX_STRING:\n'),)),
+    Mistake("guard_accepts_subclasses", "plain types checked with isinstance: a dict subclass (a caller's mapping "
+            "that may run code) passes as an object",
+            (("        if kind is dict or kind is list:\n", "        if isinstance(value, (dict, list)):\n"),)),
 )
 
 INLINE_CHECKS = '''\
@@ -189,10 +199,108 @@ return {"type": obj["type"], "id": entry_id, "parentId": obj["parentId"], "times
         "firstKeptEntryId": obj["firstKeptEntryId"], "tokensBefore": obj["tokensBefore"]}
 '''
 
+GUARD_PENDING = '''\
+def refuse(path, problem):
+    raise SessionEntryError(f"{where}, field {path or '(the entry)'}: {problem}")
+
+
+total = 0
+# What is still to visit, last out first: ("value", path, value, level) or ("key", path of its object, key).
+pending = [("value", "", obj, 1)]
+while pending:
+    task = pending.pop()
+    if task[0] == "key":
+        _, owner, key = task
+        if type(key) is not str:
+            refuse(owner, f"key {type(key).__name__} is not a string")
+        if len(key) > MAX_STRING:
+            refuse(f"{owner}.{key[:80]}" if owner else key[:80], f"key too long ({len(key)} code points)")
+        total += len(key)
+        continue
+    _, path, value, level = task
+    total += 1
+    if type(value) in (dict, list):
+        if level > MAX_NESTING:
+            refuse(path, f"level {level} is deeper than {MAX_NESTING}")
+        if len(value) > MAX_ITEMS:
+            refuse(path, f"holds {len(value)} items (at most {MAX_ITEMS})")
+        if type(value) is list:
+            members = [("value", f"{path}[{index}]", item, level + 1) for index, item in enumerate(value)]
+            pending.extend(reversed(members))
+        else:
+            for key in reversed(list(value)):
+                name = key[:80] if type(key) is str else ""
+                pending.append(("value", f"{path}.{name}" if path else name, value[key], level + 1))
+                pending.append(("key", path, key))
+    elif type(value) is str:
+        if len(value) > MAX_STRING:
+            refuse(path, f"string of {len(value)} code points (at most {MAX_STRING})")
+        total += len(value)
+    elif type(value) not in (int, float, bool, type(None)):
+        refuse(path, f"{type(value).__name__} is not JSON data")
+    if total > MAX_UNITS:
+        refuse(path, f"the entry passes {MAX_UNITS} units")
+'''
+
+GUARD_FRAMES = '''\
+units = 0
+
+
+def over(path, why):
+    return SessionEntryError(f"{why} at {path or '(the entry)'} of {where}")
+
+
+def visit(path, value, depth):
+    """Count ``value``; return a frame to walk when it is a container."""
+    nonlocal units
+    units += 1
+    frame = None
+    if type(value) is dict or type(value) is list:
+        if depth > MAX_NESTING:
+            raise over(path, f"nesting depth {depth} over {MAX_NESTING}")
+        if len(value) > MAX_ITEMS:
+            raise over(path, f"{len(value)} items over {MAX_ITEMS}")
+        frame = [path, value, list(value) if type(value) is dict else None, 0]
+    elif type(value) is str:
+        if len(value) > MAX_STRING:
+            raise over(path, f"string of {len(value)} code points over {MAX_STRING}")
+        units += len(value)
+    elif not (value is None or type(value) in (bool, int, float)):
+        raise over(path, f"non-plain {type(value).__name__}")
+    if units > MAX_UNITS:
+        raise over(path, f"entry size over {MAX_UNITS} units")
+    return frame
+
+
+frames = [visit("", obj, 1)]
+while frames:
+    frame = frames[-1]
+    if frame is None or frame[3] == len(frame[1]):
+        frames.pop()
+        continue
+    path, container, keys, index = frame
+    frame[3] += 1
+    if keys is None:
+        child = visit(f"{path}[{index}]", container[index], len(frames) + 1)
+    else:
+        key = keys[index]
+        if not isinstance(key, str):
+            raise over(path, "an object key that is not a string")
+        named = f"{path}.{key[:80]}" if path else key[:80]
+        if len(key) > MAX_STRING:
+            raise over(named, f"key of {len(key)} code points over {MAX_STRING}")
+        units += len(key)
+        child = visit(named, container[key], len(frames) + 1)
+    if child is not None:
+        frames.append(child)
+'''
+
 CORRECT: tuple[Correct, ...] = (
-    Correct("records_inline_checks", "no helpers: local closures, checks in order, the first problem raised",
-            (INLINE_CHECKS,)),
-    Correct("records_field_readers", "a table of field readers applied to the entry and to its summary",
-            (FIELD_READERS,)),
-    Correct("records_all_problems", "every problem collected, then one error naming them all", (ALL_PROBLEMS,)),
+    Correct("records_inline_checks", "no helpers: local closures, checks in order, the first problem raised; the "
+            "guard keeps a stack of what is still to visit, keys as tasks of their own",
+            (INLINE_CHECKS, GUARD_PENDING, "")),
+    Correct("records_field_readers", "a table of field readers applied to the entry and to its summary; the guard "
+            "walks frames of (container, keys, next index)", (FIELD_READERS, GUARD_FRAMES, "")),
+    Correct("records_all_problems", "every problem collected, then one error naming them all; the guard keeps a "
+            "stack of what is still to visit", (ALL_PROBLEMS, GUARD_PENDING, "")),
 )

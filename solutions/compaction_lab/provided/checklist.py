@@ -1,9 +1,10 @@
 """A lab's visible checks, run on the code this process has loaded: one checklist and its one-line summary.
 
 The visible checks are the cases of ``cases/<lab module>.py``: the same ones the notebook's test cells
-run (``check``) and the grader runs. The notebook's status light (``progress.show_status``) shows a
-lab's checklist; ``workbook check`` runs ``main`` in a fresh interpreter on your package and prints each
-lab's ``summary``:
+run (``check``) and the grader runs. A lab's checklist holds the checks of its own points; the extra-credit
+cases of its "Going further" part (``Case.extra_credit``) are left to their own notebook cells. The
+notebook's status light (``progress.show_status``) shows a lab's checklist; ``workbook check`` runs
+``main`` in a fresh interpreter on your package and prints each lab's ``summary``:
 
 - ``lab 3: 5/5 visible checks pass; hidden tests run at grading``
 - ``lab 4: 11/11 visible checks pass; hidden tests run at grading; extra credit: 0/19 checks pass``
@@ -109,7 +110,7 @@ def run_checklist(number: int) -> Checklist:
     except Exception as error:  # your file's own error, reported as the problem
         return Checklist(info, problem=load_problem(error))
     try:
-        cases = visible_cases(number)
+        cases = tuple(case for case in visible_cases(number) if not case.extra_credit)
     except Exception as error:  # a package whose provided cases are missing or changed
         return Checklist(info, problem=f"its visible checks could not be loaded: {type(error).__name__}: {error}")
     return Checklist(info, cases, tuple(run_visible(cases)))

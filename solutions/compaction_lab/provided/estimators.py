@@ -9,6 +9,8 @@ return an int >= 0.
 - ``chars4``: Pi's heuristic, ``ceil(chars / 4)``, the one the Pi coding agent uses to decide where
   to cut, so a real session can be priced the way its own agent priced it. It undercounts most
   text but English: a fifth of Chinese, a third of emoji, under half of hex ids (figures below).
+- ``chars3``: the chapter 12 text's, ``ceil(chars / 3)``, higher than ``chars4`` but still below a
+  real tokenizer for most text but English (lab 3's "Going further" uses it as the text does).
 - ``example``: the running example's toy.
 
 Figures from ``python benchmarks/bench_estimators.py``: the samples of
@@ -53,6 +55,7 @@ from typing import Any
 from .example import estimate_example_tokens
 
 CHARS_PER_TOKEN = 4
+CHAPTER_12_CHARS_PER_TOKEN = 3
 IMAGE_CHARS = 4800
 """What one image block counts as in ``chars4``, in characters (1200 tokens), as in Pi's estimator."""
 
@@ -85,6 +88,13 @@ def chars4(item: str | dict[str, Any]) -> int:
     """
     texts, images = priced_parts(item)
     return math.ceil((sum(map(len, texts)) + IMAGE_CHARS * images) / CHARS_PER_TOKEN)
+
+
+def chars3(item: str | dict[str, Any]) -> int:
+    """Price a system prompt or a message at ``ceil(chars / 3)`` tokens, as the chapter 12 text does: the
+    characters ``chars4`` counts (an image block 4800), at 3 per token."""
+    texts, images = priced_parts(item)
+    return math.ceil((sum(map(len, texts)) + IMAGE_CHARS * images) / CHAPTER_12_CHARS_PER_TOKEN)
 
 
 def upper_bound(item: str | dict[str, Any]) -> int:
@@ -149,7 +159,7 @@ def priced_parts(item: str | dict[str, Any]) -> tuple[list[str], int]:
 
 
 ESTIMATORS: dict[str, Callable[[Any], int]] = {
-    "upper_bound": upper_bound, "chars4": chars4, "example": estimate_example_tokens,
+    "upper_bound": upper_bound, "chars4": chars4, "chars3": chars3, "example": estimate_example_tokens,
 }
 """The estimators by name: ``upper_bound`` for real sessions (the default), ``chars4`` (Pi's heuristic,
-to price a session as Pi did), ``example`` for the running example."""
+to price a session as Pi did), ``chars3`` (the chapter 12 text's), ``example`` for the running example."""

@@ -20,7 +20,8 @@ What becomes what (``PiImportReport.mappings`` counts each):
 - Pi's ``compaction`` entries (markdown summary, ``firstKeptEntryIndex`` in version 1, else
   ``firstKeptEntryId``, and ``tokensBefore``) become ``custom`` entries with ``customType =
   "pi-import:compaction"`` and are listed in ``PiSession.compactions`` as reference points (where
-  Pi cut); they are never turned into workbook compactions (their summary has no seven fields).
+  Pi cut); they are not turned into workbook compactions (their summary has no seven fields) unless
+  asked: ``with_workbook_compactions`` does it, for labs that resume from where Pi cut.
 
 Every entry is then run through ``parse_session_entry``. Version 1 entries get the deterministic
 ids ``line-<n>`` (``n`` = their 1-based line number in the file) and a linear parent chain. A
@@ -48,6 +49,11 @@ MODELLED_ROLES: tuple[str, ...] = ("user", "assistant", "toolResult")
 KEPT_TYPES: tuple[str, ...] = ("model_change", "thinking_level_change", "custom")
 CUSTOM_PREFIX = "pi-import:"
 """``customType`` prefix of the ``custom`` entries the importer makes for what it does not model."""
+
+SHARED_SESSIONS = Path("shared") / "fixtures" / "pi-sessions"
+"""Where the course's real Pi sessions are, relative to a folder at or above a notebook."""
+PI_SUMMARY_GOAL = "Continue the work recorded in this session; Pi's own summary of it is under Completed."
+"""The goal of the seven-field summary ``with_workbook_compactions`` gives each of Pi's compactions."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _TREE_KEYS = ("id", "parentId")
@@ -174,6 +180,33 @@ def load_pi_session(path: str | os.PathLike[str]) -> PiSession:
     for number, raw in enumerate(lines[1:], start=2):
         importer.add(number, _decode(file, number, raw))
     return importer.session(len(lines), torn)
+
+
+def find_pi_session(name: str, start: Path | None = None) -> Path | None:
+    """The real Pi session file ``name``: from the folder ``$WORKBOOK_PI_SESSIONS`` when it is set, else from
+    ``shared/fixtures/pi-sessions`` in ``start`` (default: the current folder) or a folder above it; ``None``
+    when it is not there (a notebook cell then says so and skips)."""
+    if os.environ.get("WORKBOOK_PI_SESSIONS"):
+        folders = [Path(os.environ["WORKBOOK_PI_SESSIONS"])]
+    else:
+        here = (start or Path.cwd()).resolve()
+        folders = [folder / SHARED_SESSIONS for folder in (here, *here.parents)]
+    return next((folder / name for folder in folders if (folder / name).is_file()), None)
+
+
+def with_workbook_compactions(path: list[Entry], compactions: list[PiCompaction]) -> list[Entry]:
+    """``path`` (a Pi session's active path, repaired or not) with each of Pi's ``compactions`` in its place
+    as a workbook compaction entry: the imported entry's id, parent and timestamp, Pi's first kept entry
+    and ``tokensBefore``, and a seven-field summary whose goal is ``PI_SUMMARY_GOAL`` and whose
+    ``completed`` holds Pi's markdown summary. Lab 5 then resumes from where Pi cut, without lab 4. The
+    other entries are ``path``'s own; ``path`` is not changed."""
+    by_id = {compaction.entry_id: compaction for compaction in compactions}
+    return [entry if entry["id"] not in by_id else {
+        "type": "compaction", "id": entry["id"], "parentId": entry["parentId"], "timestamp": entry["timestamp"],
+        "summary": {"goal": PI_SUMMARY_GOAL, "constraints": [], "completed": [by_id[entry["id"]].summary],
+                    "decisions": [], "changedFiles": [], "unresolved": [], "next": []},
+        "firstKeptEntryId": by_id[entry["id"]].first_kept_entry_id, "tokensBefore": by_id[entry["id"]].tokens_before,
+    } for entry in path]
 
 
 def _decode(file: Path, number: int, raw: bytes) -> dict[str, Any]:

@@ -133,3 +133,30 @@ def compacted_long_session(summary: dict[str, Any] | None = None) -> list[Entry]
     messages of ``long_session`` after a3, continuing from compact-1."""
     return example_entries() + [compaction_object("compact-1", "a3", "u2", summary=summary)] + \
         _fix_and_changelog("compact-1", 101)
+
+
+def chat_path(turns: int) -> list[Entry]:
+    """``turns`` interactions of one user and one assistant message each (``q1``, ``a1``, ``q2``, ``a2``, ...,
+    timestamps 1, 2, ...), every message 3 example tokens: a session that grows turn by turn (lab 3's replay)."""
+    entries: list[Entry] = []
+    for turn in range(1, turns + 1):
+        for entry_id, role, text in ((f"q{turn}", "user", f"Step {turn}: run the next focused store check."),
+                                     (f"a{turn}", "assistant", f"Step {turn} passes; every store entry is intact.")):
+            parent = entries[-1]["id"] if entries else None
+            entries.append(message_entry(entry_id, parent, len(entries) + 1, role, text))
+    return entries
+
+
+def custom_entry(entry_id: str, data: Any, parent_id: str = "a3", timestamp: int = 10) -> Entry:
+    """A ``custom`` metadata entry (``customType`` "probe") holding ``data``: lab 1's guarded input."""
+    return {"type": "custom", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
+            "customType": "probe", "data": data}
+
+
+def nested_lists(levels: int) -> list[Any]:
+    """``levels`` lists, each the only item of the one around it (``[[[]]]`` for 3), built without recursion,
+    so 10^6 levels take no stack."""
+    value: list[Any] = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value

@@ -7,6 +7,8 @@ is the one a starter raises until the student has written a lab.
 
 from __future__ import annotations
 
+import re
+
 from .labs import lab
 
 
@@ -54,3 +56,9 @@ class LabNotImplementedError(NotImplementedError):
             f"Lab {lab_number} ({info.title}): {function}() is not implemented yet; "
             f"see {info.notebook}"
         )
+
+    @staticmethod
+    def named_in(message: str) -> tuple[int, str] | None:
+        """The lab number and function a ``LabNotImplementedError`` message names (``(3, "replay")``), or None."""
+        found = re.match(r"Lab ([1-5]) \(.*?\): (\w+)\(\) is not implemented yet", message)
+        return (int(found[1]), found[2]) if found else None

@@ -2,9 +2,10 @@
 
 A case (``provided/cases``) names a function and its inputs as *wire* values: JSON types, plus a few
 tagged objects for what JSON cannot say (``{"$float": "nan"}``, ``{"$tuple": [...]}``, budget options
-with a named estimator). ``observe`` decodes the inputs, calls the function and reports, again as wire
-values, what came back or what was raised, the inputs after the call (were they changed?) and which
-returned lists or dicts are the very objects passed in (shared).
+with a named estimator, the dataclasses of ``INPUT_DATACLASSES`` by their fields). ``observe`` decodes
+the inputs, calls the function and reports, again as wire values, what came back or what was raised,
+the inputs after the call (were they changed?) and which returned lists or dicts are the very objects
+passed in (shared).
 
 The conversion is strict: only ``None``, ``bool``, ``int``, ``float``, ``str``, ``list``, ``tuple``,
 ``dict`` with string keys and dataclass instances (by their fields) are data, checked by exact type,
@@ -21,7 +22,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..budget import BudgetOptions
+from ..budget import BudgetOptions, CachePolicy
 from .example import estimate_example_tokens
 
 MAX_DEPTH = 64
@@ -30,6 +31,10 @@ MAX_NODES = 200_000
 """More values than this in one result is not data a lab returns: reported as unserializable."""
 MAX_MESSAGE = 2_000
 """Characters of an exception message that are kept."""
+
+INPUT_DATACLASSES: dict[str, type] = {"CachePolicy": CachePolicy}
+"""Dataclasses a case may pass as an input, written as ``to_wire`` writes them: ``{"$dataclass": name,
+"fields": {...}}``."""
 
 _type, _len, _id, _str, _isnan = type, len, id, str, math.isnan  # bound before any student code runs
 
@@ -96,6 +101,8 @@ def from_wire(value: Any) -> Any:
     if "$options" in value:
         fields = from_wire(value["$options"])
         return BudgetOptions(estimate_tokens=estimator(fields.pop("estimator")), **fields)
+    if "$dataclass" in value:
+        return INPUT_DATACLASSES[value["$dataclass"]](**from_wire(value["fields"]))
     return {key: from_wire(item) for key, item in value.items()}
 
 
@@ -105,6 +112,11 @@ def options(max_tokens: Any = 31, system_prompt: Any = "sys", reserved_output: A
     fields = {"max_tokens": max_tokens, "system_prompt": system_prompt, "reserved_output": reserved_output,
               "safety_margin": safety_margin, "estimator": estimator or {"name": "example"}}
     return {"$options": to_wire(fields)}
+
+
+def policy(headroom: Any = 0.0, summary_at: Any = "first_message") -> dict[str, Any]:
+    """A ``CachePolicy`` (lab 3's ``replay``) as a wire value."""
+    return {"$dataclass": "CachePolicy", "fields": {"headroom": to_wire(headroom), "summary_at": summary_at}}
 
 
 def estimator(spec: dict[str, Any]) -> Callable[[Any], Any]:

@@ -70,6 +70,12 @@ class Case:
         """The lab number, from the ``labN_`` prefix of the grade id."""
         return int(self.grade_id.removeprefix("lab").split("_")[0])
 
+    @property
+    def extra_credit(self) -> bool:
+        """Whether the case belongs to a "Going further" cell (grade id ``labN_extra_...``): extra credit,
+        outside the lab's points."""
+        return is_extra_credit(self.grade_id)
+
     def sent(self) -> list[Any]:
         """The inputs as sent, ``[args, kwargs]`` (wire values), to compare with ``inputs_after``."""
         return [list(self.args), dict(self.kwargs)]
@@ -105,8 +111,6 @@ def is_extra_credit(grade_id: str) -> bool:
     return bool(EXTRA_CREDIT_GRADE_ID.match(grade_id))
 
 
-NOT_IMPLEMENTED = re.compile(r"Lab (?P<lab>\d) \(.*?\): (?P<function>\w+)\(\) is not implemented yet")
-"""A ``LabNotImplementedError``'s message: which lab and which function (a lab may have several)."""
 SHORT = reprlib.Repr()
 SHORT.maxlevel, SHORT.maxlist, SHORT.maxdict, SHORT.maxstring, SHORT.maxother = 3, 8, 8, 80, 80
 
@@ -315,10 +319,10 @@ def run_visible(cases: tuple[Case, ...]) -> list[Verdict]:
 
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
-    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` naming the function
-    the cases stopped at, while it is not written). A cell without visible cases says its points are graded
-    by hidden tests. The lab's saved files (``saved.sync``) must compile first: otherwise the checks would run
-    code that is no longer in them."""
+    ``AssertionError`` with the first failure's sentence (while nothing is started, the
+    ``LabNotImplementedError`` of the function the cases reached). A cell without visible cases says its
+    points are graded by hidden tests. The lab's saved files (``saved.sync``) must compile first: otherwise
+    the checks would run code that is no longer in them."""
     cases = tuple(case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0]))
                   if case.grade_id == grade_id)
     if not cases:
@@ -335,9 +339,8 @@ def check(grade_id: str) -> None:
                                                                              f"\n    {result.message}"))
     started = [result for result in verdicts if result.status != "not started"]
     if not started:
-        named = NOT_IMPLEMENTED.match(verdicts[0].message)
-        function = named["function"] if named and int(named["lab"]) == lab.number else lab.function
-        raise LabNotImplementedError(lab.number, function)
+        raise LabNotImplementedError(*(LabNotImplementedError.named_in(verdicts[0].message)
+                                       or (lab.number, lab.function)))
     failed = [result for result in verdicts if not result.passed]
     if failed:
         raise AssertionError(f"{len(failed)} of {len(verdicts)} checks of {grade_id} failed; "
