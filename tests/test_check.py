@@ -54,7 +54,8 @@ def has_cases(lab: int) -> bool:
 
 def test_lab3_passes_on_the_solutions(tmp_path, capsys):
     assert main(["check", "3", "--workspace", str(workspace(tmp_path))]) == 0
-    assert lines_of(capsys) == ["lab 3: 5/5 visible checks pass; hidden tests run at grading"]
+    assert lines_of(capsys) == ["lab 3: 5/5 visible checks pass; hidden tests run at grading; "
+                                "extra credit: 11/11 checks pass"]
 
 
 def test_lab3_not_started_on_the_starters(tmp_path, capsys):
@@ -155,11 +156,11 @@ def test_works_after_a_plain_install_and_loads_no_test_or_grading_library(tmp_pa
 
     done = workbook("check", "3", "--workspace", str(folder))
     assert (done.returncode, done.stdout, done.stderr) == (
-        0, "lab 3: 5/5 visible checks pass; hidden tests run at grading\n", "")
+        0, "lab 3: 5/5 visible checks pass; hidden tests run at grading; extra credit: 11/11 checks pass\n", "")
     done = workbook("check", "--workspace", str(folder))
     assert (done.returncode, done.stderr) == (0, "")
     assert [line.split(";")[0] for line in done.stdout.splitlines()] == [
-        f"lab {lab.number}: {len(visible_cases(lab.number))}/{len(visible_cases(lab.number))} visible checks pass"
+        f"lab {lab.number}: {own(lab.number)}/{own(lab.number)} visible checks pass"
         for lab in LABS]
     done = workbook("--help")
     assert (done.returncode, done.stderr) == (0, "") and "check     run the notebooks' visible checks" in done.stdout
@@ -199,11 +200,18 @@ def test_a_wrong_lab1_passes_what_a_student_runs_is_told_hidden_tests_remain_and
     [mistake] = [entry for entry in bank() if entry.name == "tokens_before_bool_accepted"]
     folder = workspace(tmp_path)
     (folder / "compaction_lab" / "records.py").write_text(module_text(mistake))
-    count = len(visible_cases(1))
+    extra = len(visible_cases(1)) - own(1)
     assert main(["check", "1", "--workspace", str(folder)]) == 0
-    assert lines_of(capsys) == [f"lab 1: {count}/{count} visible checks pass; hidden tests run at grading"]
+    assert lines_of(capsys) == [f"lab 1: {own(1)}/{own(1)} visible checks pass; hidden tests run at grading; "
+                                f"extra credit: {extra}/{extra} checks pass"]
     graded = judge_lab(folder / "compaction_lab", 1, load_tables().book, sandbox.detect("off"))
     assert {result.key for result in graded.cases if not result.passed} == {
         "lab1_bad_tokens_before/tokens_before_true", "lab1_bad_tokens_before/tokens_before_false"}
     assert graded.scores["lab1_bad_tokens_before"] == 0
-    assert all(score > 0 for grade_id, score in graded.scores.items() if grade_id != "lab1_bad_tokens_before")
+    assert all(score > 0 for grade_id, score in graded.scores.items()
+               if grade_id != "lab1_bad_tokens_before" and not grade_id.startswith("lab1_extra_"))
+
+
+def own(number: int) -> int:
+    """How many visible checks count for lab ``number``'s own points (extra credit apart)."""
+    return len([case for case in visible_cases(number) if not case.extra_credit])

@@ -33,7 +33,9 @@ def starter_modules() -> list[str]:
 def test_build_lays_out_source_config_and_gradebook(tmp_path, capsys):
     assert main(["build", "--course", str(tmp_path / "course")]) == 0
     next_step = capsys.readouterr().out.splitlines()[-1]
-    assert next_step == f"next: {Path(sys.executable).absolute().parent / 'workbook'} release"  # no venv on PATH
+    # The full path (no venv on PATH), and the course it was given, so the line runs as printed.
+    workbook = Path(sys.executable).absolute().parent / "workbook"
+    assert next_step == f"next: {workbook} release --course {tmp_path / 'course'}"
     course = Course(tmp_path / "course")
     assert sorted(path.name for path in course.source.glob("*.ipynb")) == sorted(
         path.name for path in NOTEBOOKS.glob("*.ipynb"))

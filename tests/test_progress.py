@@ -38,7 +38,7 @@ def shown(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def lab3_cases() -> tuple[Case, ...]:
-    """Lab 3's visible cases of its own points: the checklist leaves extra credit to its own cells."""
+    """Lab 3's visible cases of its own points (the checklist counts its extra-credit checks apart)."""
     return tuple(case for case in visible_cases(3) if not case.extra_credit)
 
 
@@ -57,11 +57,12 @@ def test_green_with_every_visible_check_listed(shown: list[str]) -> None:
     progress.show_status(3)
     status = progress.lab_status(3)
     assert (status.state, status.title) == (
-        "done", "Lab 3 (budget projection), build_context() in compaction_lab/budget.py: 5/5 visible checks pass")
+        "done", "Lab 3 (budget projection), build_context() in compaction_lab/budget.py: 5/5 visible checks pass; "
+        "extra credit: 11/11 checks pass")
     assert progress.checklist_lines(status.checklist) == [f"✓ {case.grade_id} · {case.name}: {case.call}"
-                                                          for case in lab3_cases()]
-    assert status.checklist.cases == lab3_cases() != visible_cases(3)  # extra credit has its own cells
-    assert GREEN in shown[0] and shown[0].count("✓") == 5
+                                                          for case in visible_cases(3)]
+    assert status.checklist.cases == visible_cases(3)  # extra-credit checks listed too, counted apart
+    assert GREEN in shown[0] and shown[0].count("✓") == len(visible_cases(3))
 
 
 @pytest.mark.parametrize(("statuses", "state", "title"), [
@@ -117,15 +118,16 @@ def test_a_saved_file_that_does_not_compile_is_red_naming_file_and_line(monkeypa
 
 def test_the_points_split_is_read_from_the_labs_notebook(monkeypatch, tmp_path, shown) -> None:
     split = progress.point_split(NOTEBOOKS / lab(3).notebook, {case.grade_id for case in lab3_cases()})
-    assert split == progress.PointSplit(visible=(5, 3), hidden=(3, 3), written=(2, 1))
+    assert split == progress.PointSplit(visible=(5, 3), hidden=(3, 3), written=(2, 1), extra=(7, 7))
     assert progress.lab_status(3).points == "Hidden tests run when your work is graded."  # no notebook beside it
     shutil.copy(NOTEBOOKS / lab(3).notebook, tmp_path)
     monkeypatch.setattr(progress, "PACKAGE_DIR", tmp_path / "compaction_lab")
     expected = ("Visible checks: 5 points (3 cells). Hidden tests: 3 points (3 cells), run when your work is "
-                "graded. Written answer: 2 points (1 cell), graded by hand.")
+                "graded. Written answer: 2 points (1 cell), graded by hand. Extra credit: 7 points (7 cells), outside "
+                "the lab's points.")
     assert progress.lab_status(3).points == expected
     progress.show_status(3)
-    assert expected in shown[0]
+    assert html.escape(expected) in shown[0]
 
 
 def test_extra_credit_cells_are_counted_apart_from_the_labs_points(monkeypatch, tmp_path) -> None:

@@ -278,5 +278,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
     notebooks = len(list(course.source.glob("*.ipynb")))
     console.print(f"built {course.root}: {CONFIG_FILE}, source/{ASSIGNMENT}/ ({notebooks} notebooks + {PACKAGE}/), "
                   f"gradebook {course.coursedir().db_url}")
-    console.print(f"next: {script('workbook')} release", highlight=False, soft_wrap=True)
+    where = "" if args.course == DEFAULT_COURSE else f" --course {course.root}"
+    console.print(f"next: {script('workbook')} release{where}", highlight=False, soft_wrap=True)
     return 0
