@@ -1,88 +1,88 @@
-"""``workbook autograde``: nbgrader's autograde, one student per process, several at a time.
+"""``workbook autograde``: nbgrader's autograde and the judge, students in parallel, notebooks one by one.
 
-nbgrader grades one submission at a time. Here every student is graded by its own worker process
-(``python -m workbook.autograde COURSE STUDENT``, which calls ``NbGraderAPI.autograde``), at most
-``jobs`` at once. That isolates failures: a submission whose code hangs is interrupted cell by
-cell (``Execute.timeout``), and a worker still running after ``submission_timeout`` seconds is
-killed with its kernels; a kernel that crashes or calls ``os._exit`` fails only its own
-submission, whose status then says so. The others are graded as usual.
+Every student is graded by one of ``jobs`` long-lived worker processes (``workbook.workers``: nbgrader is
+imported once per worker, not once per student), one student at a time each. A worker that dies or hangs
+costs only the student it was grading (its status and log say why: ``logs/autograde/STUDENT.log``) and is
+replaced. ``jobs`` defaults to the number of cores this process may use.
 
-Kernels started at the same moment by parallel workers can race for the same free TCP port
-(jupyter_client picks ports per process); such a kernel dies before it runs any cell, and the
-worker grades that student again (``KERNEL_START_ATTEMPTS`` times in all). Failures once the
-student's code runs are never retried.
+Grading one student (``grade_one``): nbgrader autogrades each notebook on its own
+(``CourseDirectory.notebook_id``), so a kernel that crashes, hangs or calls ``os._exit`` costs only the
+notebook where it happened, and the others are executed and get their feedback. That notebook is then
+autograded again without ``Execute`` (``without_execution``): its written answer still reaches the
+formgrader and its page still shows the judge's results, only no outputs. Kernels use Unix sockets (the
+course config's ``KernelManager.transport``), so parallel workers never race for a TCP port. Then the judge
+scores every lab (``workbook.scoring``) and late penalties are recomputed (``workbook.late``). What nbgrader
+repaired or could not do (a copied, deleted or edited cell, a renamed, missing or extra notebook, a notebook
+not executed: ``workbook.accidents``) is kept as notes in the student's results and shown in the status.
 
 The gradebook stays consistent because each worker writes only its own student's rows, and
 nbgrader commits in short transactions. For SQLite, concurrent writers must wait for each other
 instead of failing with "database is locked": every SQLite connection the worker opens gets
 ``PRAGMA busy_timeout`` (``SQLITE_BUSY_TIMEOUT`` seconds). PostgreSQL needs nothing.
-Each worker's nbgrader log is ``logs/autograde/STUDENT.log`` in the course.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import os
-import re
-import signal
-import subprocess
-import sys
-import time
+import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from traitlets.config import Config
+from traitlets.utils.importstring import import_item
 
 from . import sandbox
+from .accidents import failure_reason, grade_ids, log_notes, plan_notebooks, stage_renamed
 from .course import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, Course, CourseError, add_course_option, require_released
 from .grades import grade_table, notebook_names, print_manual_grading_note, read_grades
-from .scoring import read_results, results_path, review_notes, score_submission
+from .late import print_late_notes, refresh_late_penalties
+from .scoring import results_path, score_submission, status_notes
 from .third_party_warnings import ignore_nbgrader_add_submission_warning
+from .workers import Finished, WorkerPool
 
-EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception|Interrupt): .{0,160})", re.MULTILINE)
 DEFAULT_SUBMISSION_TIMEOUT = 900
 """Seconds one student's whole grading may take before its worker is killed."""
 SQLITE_BUSY_TIMEOUT = 120
 """Seconds an SQLite writer waits for another process's transaction before giving up."""
-KERNEL_START_ATTEMPTS = 3
-KERNEL_START_FAILURE = re.compile(r"Address already in use|Kernel died before replying to kernel_info")
-"""nbgrader log text of a kernel that failed to start (before any student code ran)."""
-
-
-NOTEBOOKS_NOT_EXECUTED = 3
-"""Worker exit status: the judge scored every lab, but nbgrader could not execute the notebooks."""
+STAGED = "grading/staged"
+"""Where a submission with a renamed notebook is copied, renamed back, for nbgrader (relative to the course)."""
 
 
 @dataclass(frozen=True)
 class Outcome:
     """How grading one student ended: ``status`` is ``graded`` (the judge scored every lab), ``failed`` or
-    ``timed out``; ``executed`` says whether nbgrader executed the notebooks; ``log`` is the log file."""
+    ``timed out``; ``executed`` says whether nbgrader executed every notebook; ``log`` is the log file;
+    ``why`` what happened to a worker that did not finish."""
 
     student: str
     status: str
     seconds: float
     log: Path
     executed: bool = True
+    why: str = ""
 
     @property
     def graded(self) -> bool:
         """True when autograde finished for this student."""
         return self.status == "graded"
 
-    def reason(self, force: bool = False) -> str:
-        """The last exception line of the log other than nbgrader's summary one (e.g. ``DeadKernelError:
-        Kernel died``), and the log's path; empty when graded (unless ``force``)."""
-        if self.graded and not force:
+    def reason(self) -> str:
+        """Why grading did not finish (e.g. ``DeadKernelError: Kernel died``, the last exception line of the
+        log), with the log's path; empty when graded."""
+        if self.graded:
             return ""
-        if self.status == "timed out":
-            return f"still running after the submission timeout; see {self.log}"
         text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        exceptions = [line for line in EXCEPTION_LINE.findall(text) if not line.startswith("NbGraderException")]
-        return f"{exceptions[-1]} (see {self.log})" if exceptions else f"see {self.log}"
+        found = self.why if self.status == "timed out" else failure_reason(text) or self.why
+        return f"{found} (see {self.log})" if found else f"see {self.log}"
 
 
 def log_path(course: Course, student: str) -> Path:
@@ -95,6 +95,7 @@ def select_students(course: Course, students: list[str] | None) -> list[str]:
 
     Raises ``CourseError`` naming a student without a submission, or when there is none at all.
     """
+    course.require()
     submitted = course.students()
     if students:
         missing = [student for student in students if student not in submitted]
@@ -106,64 +107,43 @@ def select_students(course: Course, students: list[str] | None) -> list[str]:
     return submitted
 
 
-def autograde(course: Course, students: list[str] | None = None, jobs: int = 1,
-              timeout: int = DEFAULT_CELL_TIMEOUT, submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
+def default_jobs() -> int:
+    """The number of cores this process may run on (at least 1)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def cell_timeout(course: Course) -> int:
+    """The course config's ``Execute.timeout`` (seconds per cell), ``DEFAULT_CELL_TIMEOUT`` if unset."""
+    return int(course.config().Execute.get("timeout", DEFAULT_CELL_TIMEOUT))
+
+
+def autograde(course: Course, students: list[str] | None = None, jobs: int | None = None,
+              timeout: int | None = None, submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
               on_start: Callable[[str], None] = lambda student: None,
               on_done: Callable[[Outcome], None] = lambda outcome: None) -> list[Outcome]:
-    """Grade ``students`` (default: all submitted) with ``jobs`` worker processes; return outcomes in student order.
+    """Grade ``students`` (default: all submitted) with ``jobs`` workers (default ``default_jobs()``); return
+    the outcomes in student order.
 
-    ``timeout`` is the per-cell limit in seconds, ``submission_timeout`` the limit for one student.
-    ``on_start``/``on_done`` are called in this process as workers start and finish (for progress).
-    Raises ``CourseError`` for an unknown student, no submissions, or an unreleased assignment.
+    ``timeout`` is the per-cell limit in seconds (default: the course config's), ``submission_timeout`` the
+    limit for one student. ``on_start``/``on_done`` are called in this process as students start and finish.
+    Raises ``CourseError`` for a folder that is not a course, an unknown student, no submissions, or an
+    unreleased assignment.
     """
+    jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise CourseError(f"--jobs must be at least 1, got {jobs}")
     chosen = select_students(course, students)
     require_released(course)
-    waiting, running, done = list(chosen), {}, {}
-    slots = {}  # student -> sandbox slot (each concurrent worker's runners get their own sandbox user)
-    while waiting or running:
-        while waiting and len(running) < jobs:
-            student = waiting.pop(0)
-            slots[student] = min(set(range(jobs)) - {slots[other] for other in running})
-            running[student] = _start_worker(course, student, timeout, slots[student])
-            on_start(student)
-        for student, (process, started) in list(running.items()):
-            elapsed = time.monotonic() - started
-            if process.poll() is None and elapsed <= submission_timeout:
-                continue
-            if process.poll() is None:
-                _kill(process)
-                status = "timed out"
-            else:
-                status = "graded" if process.returncode in (0, NOTEBOOKS_NOT_EXECUTED) else "failed"
-            del running[student]
-            done[student] = Outcome(student, status, elapsed, log_path(course, student),
-                                    executed=process.returncode == 0)
-            on_done(done[student])
-        time.sleep(0.1)
-    return [done[student] for student in chosen]
+    timeout = timeout or cell_timeout(course)
 
+    def outcome(finished: Finished) -> Outcome:
+        return Outcome(finished.student, finished.status, finished.seconds, log_path(course, finished.student),
+                       executed=bool(finished.report.get("all_executed", True)), why=finished.why)
 
-def _start_worker(course: Course, student: str, timeout: int, slot: int) -> tuple[subprocess.Popen, float]:
-    log = log_path(course, student)
-    log.parent.mkdir(parents=True, exist_ok=True)
-    with log.open("w", encoding="utf-8") as handle:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "workbook.autograde", str(course.root), student, "--timeout", str(timeout),
-             "--slot", str(slot)],
-            stdin=subprocess.DEVNULL, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-    return process, time.monotonic()
-
-
-def _kill(process: subprocess.Popen) -> None:
-    """Kill the worker's process group; its kernels (own sessions) exit when they see their parent gone."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
+    with WorkerPool(course, min(jobs, len(chosen))) as pool:
+        done = pool.grade(chosen, timeout, submission_timeout, on_start,
+                          on_done=lambda finished: on_done(outcome(finished)))
+    return [outcome(done[student]) for student in chosen]
 
 
 def sqlite_busy_timeout(seconds: float) -> None:
@@ -175,46 +155,71 @@ def sqlite_busy_timeout(seconds: float) -> None:
             dbapi_connection.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
 
 
-def grade_one(course: Course, student: str, timeout: int, slot: int = 0) -> bool:
-    """Worker body: autograde ``student`` with nbgrader in this process (the notebooks, for feedback and the
-    cross-check), then let the judge score every lab (``workbook.scoring``); print nbgrader's log and the
-    judge's summary; return whether nbgrader executed the notebooks."""
+def prepare_worker() -> None:
+    """Once per worker process: SQLite busy timeout, nbgrader's known warning silenced."""
+    ignore_nbgrader_add_submission_warning()  # nbgrader's own SQLAlchemy 2 noise in every log, see that module
     sqlite_busy_timeout(SQLITE_BUSY_TIMEOUT)
-    results_path(course, student).unlink(missing_ok=True)
+
+
+def autograde_notebooks(course: Course, student: str, timeout: int) -> tuple[list[str], list[str]]:
+    """nbgrader's autograde of ``student``, one notebook at a time, each from the file ``plan_notebooks``
+    picks (a renamed copy through a staged copy of the submission); print each one's nbgrader log and return
+    the notebooks nbgrader executed and the notes on what it repaired or could not do."""
+    source = {path.stem: grade_ids(path) for path in course.source.glob("*.ipynb")}
+    plan = plan_notebooks(course.submitted(student), source)
+    shutil.rmtree(course.autograded(student), ignore_errors=True)
     config = course.config()
     config.Execute.timeout = timeout
-    api = course.api(config)
-    executed = False
-    for attempt in range(1, KERNEL_START_ATTEMPTS + 1):
-        result = api.autograde(ASSIGNMENT, student, force=True, create=True)
+    if plan.renamed:
+        stage_renamed(course.submitted(student), plan, course.root / STAGED / student / ASSIGNMENT)
+        config.CourseDirectory.submitted_directory = STAGED
+    executed, notes = [], list(plan.notes)
+    for name in plan.files:
+        config.CourseDirectory.notebook_id = name
+        result = course.api(config).autograde(ASSIGNMENT, student, force=True, create=True)
         text = f"{result.get('log', '')}\n{result.get('error', '')}"
-        print(f"[workbook] attempt {attempt}", text, sep="\n", flush=True)
-        executed = bool(result["success"])
-        if executed or not KERNEL_START_FAILURE.search(text):
-            break
-    results = score_submission(course, student, sandbox.detect("auto"), slot)
+        print(f"[workbook] {name}.ipynb", text, sep="\n", flush=True)
+        notes += [f"{name}: {note}" for note in log_notes(text)]
+        if result["success"]:
+            executed.append(name)
+            continue
+        result = course.api(without_execution(config)).autograde(ASSIGNMENT, student, force=True, create=True)
+        print(f"[workbook] {name}.ipynb again, not executed", result.get("log", ""), result.get("error", ""),
+              sep="\n", flush=True)
+        then = ("graded without running it: its tests by the judge, its written answer by hand; its feedback "
+                "page shows no outputs") if result["success"] else "nbgrader could not grade it: no feedback page"
+        notes.append(f"{name}.ipynb could not be executed ({failure_reason(text) or 'see the log'}): {then}")
+    return executed, notes
+
+
+def without_execution(config: Config) -> Config:
+    """A copy of ``config`` whose autograde runs every preprocessor of nbgrader's but ``Execute``: the
+    notebook is sanitized and saved, its answers graded, its code not run (the judge scores its tests)."""
+    config = copy.deepcopy(config)
+    steps = config.Autograde.get("autograde_preprocessors",
+                                 Autograde.class_traits()["autograde_preprocessors"].default())
+    config.Autograde.autograde_preprocessors = [
+        step for step in steps if not issubclass(import_item(step) if isinstance(step, str) else step, Execute)]
+    return config
+
+
+def grade_one(course: Course, student: str, timeout: int, slot: int = 0) -> dict:
+    """Worker body: ``autograde_notebooks``, then the judge scores every lab (``workbook.scoring``) and the
+    late penalty is recomputed; print the judge's summary; return the report
+    (``graded``, ``all_executed``)."""
+    results_path(course, student).unlink(missing_ok=True)
+    executed, notes = autograde_notebooks(course, student, timeout)
+    results = score_submission(course, student, sandbox.detect("auto"), slot, executed=executed, notes=notes)
+    refresh_late_penalties(course, [student])
     for lab in results["labs"]:
         points = sum(lab["scores"].values())
         print(f"[workbook] judge: lab {lab['lab']}: {points:g} points, {lab['status']}", flush=True)
-    return executed
+    for note in notes:
+        print(f"[workbook] note: {note}", flush=True)
+    return {"graded": True, "all_executed": len(executed) == len(list(course.source.glob("*.ipynb")))}
 
 
-def worker_main(argv: list[str] | None = None) -> int:
-    """Worker entry point: ``python -m workbook.autograde COURSE STUDENT [--timeout S] [--slot N]``; exit 0
-    when graded, ``NOTEBOOKS_NOT_EXECUTED`` when judged without executed notebooks, another status on failure."""
-    ignore_nbgrader_add_submission_warning()  # nbgrader's own SQLAlchemy 2 noise in every log, see that module
-    parser = argparse.ArgumentParser(prog="python -m workbook.autograde",
-                                     description="Autograde one student's submission with nbgrader (the worker "
-                                     "process of `workbook autograde`); exit status 0 when graded.")
-    parser.add_argument("course", type=Path)
-    parser.add_argument("student")
-    parser.add_argument("--timeout", type=int, default=DEFAULT_CELL_TIMEOUT)
-    parser.add_argument("--slot", type=int, default=0, help="the sandbox slot of this worker (0 to jobs - 1)")
-    args = parser.parse_args(argv)
-    return 0 if grade_one(Course(args.course), args.student, args.timeout, args.slot) else NOTEBOOKS_NOT_EXECUTED
-
-
-def grade_with_progress(course: Course, students: list[str] | None, jobs: int, timeout: int,
+def grade_with_progress(course: Course, students: list[str] | None, jobs: int | None, timeout: int | None,
                         console: Console, submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT) -> list[Outcome]:
     """``autograde`` with a rich progress bar (one step per student), then the summary table; return the outcomes."""
     chosen = select_students(course, students)
@@ -238,41 +243,42 @@ def grade_with_progress(course: Course, students: list[str] | None, jobs: int, t
 
 
 def status_text(course: Course, outcome: Outcome) -> str:
-    """The status column of ``outcome``: ``graded``, the labs whose grading hit a limit or a crash, notebooks
-    nbgrader could not execute, the cells marked for review; or why it failed."""
+    """The status column of ``outcome``: ``graded`` and the student's notes (``scoring.status_notes``: labs
+    whose grading hit a limit, accidents, notebooks not executed, cells marked for review); or why it failed."""
     if not outcome.graded:
         return f"[red]{outcome.status}[/]: {outcome.reason()}"
-    notes = [f"lab {lab['lab']}: {lab['status']}" for lab in (read_results(course, outcome.student) or {"labs": []})[
-        "labs"] if lab["status"] != "graded"]
-    if not outcome.executed:
-        notes.append(f"notebooks not executed, feedback incomplete: {outcome.reason(force=True)}")
-    notes += review_notes(course, outcome.student)
-    return "; ".join(["graded", *notes])
+    return "; ".join(["graded", *status_notes(course, outcome.student)])
 
 
 def print_summary(course: Course, outcomes: list[Outcome], console: Console) -> None:
-    """The per-student, per-lab table of the graded students, with each one's status."""
+    """The per-student, per-lab table of the graded students, with each one's status; then the notes on
+    hand-graded answers still to grade and on late penalties."""
     status = {outcome.student: status_text(course, outcome) for outcome in outcomes}
     with course.gradebook() as gradebook:
         grades = read_grades(gradebook, [outcome.student for outcome in outcomes])
         notebooks = notebook_names(gradebook)
     console.print(grade_table(grades, notebooks, status, title=f"autograde: {ASSIGNMENT}"))
     print_manual_grading_note(console, grades)
+    print_late_notes(console, course, grades)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register ``workbook autograde``."""
     parser = subparsers.add_parser("autograde", help="grade the submissions, in parallel, with a summary table",
                                    description="Autograde submitted/STUDENT/compaction_labs/ with nbgrader, each "
-                                   "student in its own process, then print each student's autograded points per "
-                                   "lab, the hand-graded points (pending until graded in nbgrader's formgrader) "
-                                   "and the total. A submission that hangs or crashes fails alone; its log is "
-                                   "logs/autograde/STUDENT.log.")
+                                   "notebook on its own, and score every lab with the judge; then print each "
+                                   "student's autograded points per lab, the hand-graded points (pending until "
+                                   "graded in nbgrader's formgrader), the total and a status naming whatever "
+                                   "went wrong (a notebook that crashed, a copied, deleted or edited cell, a "
+                                   "renamed or missing notebook). A submission that hangs or crashes its "
+                                   "grading fails alone; its log is logs/autograde/STUDENT.log.")
     parser.add_argument("students", nargs="*", metavar="STUDENT", help="students to grade (default: all submitted)")
     add_course_option(parser)
-    parser.add_argument("--jobs", type=int, default=1, help="students graded at the same time (default 1)")
-    parser.add_argument("--timeout", type=int, default=DEFAULT_CELL_TIMEOUT,
-                        help=f"seconds per cell before it is interrupted (default {DEFAULT_CELL_TIMEOUT})")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help=f"students graded at the same time (default: the number of cores, {default_jobs()})")
+    parser.add_argument("--timeout", type=int, default=None,
+                        help="seconds per cell before it is interrupted (default: the course's Execute.timeout, "
+                        f"{DEFAULT_CELL_TIMEOUT} as built, the limit the notebooks state and Validate uses)")
     parser.add_argument("--submission-timeout", type=float, default=DEFAULT_SUBMISSION_TIMEOUT,
                         help=f"seconds per student before its grading is killed (default {DEFAULT_SUBMISSION_TIMEOUT})")
     parser.set_defaults(run=run)
@@ -283,7 +289,3 @@ def run(args: argparse.Namespace, console: Console) -> int:
     outcomes = grade_with_progress(Course(args.course), args.students, args.jobs, args.timeout, console,
                                    args.submission_timeout)
     return 0 if all(outcome.graded for outcome in outcomes) else 1
-
-
-if __name__ == "__main__":
-    sys.exit(worker_main())

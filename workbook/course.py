@@ -52,6 +52,10 @@ CONFIG_TEMPLATE = '''\
 Run nbgrader (or `workbook ...`) from this directory. See the project's README for each setting.
 """
 
+import os
+
+from jupyter_core.paths import jupyter_runtime_dir
+
 c = get_config()  # noqa: F821 (nbgrader's config loader provides get_config)
 
 {db_line}
@@ -63,8 +67,29 @@ c.Autograde.exclude_overwriting = {{
     ],
 }}
 
-# Per-cell timeout (seconds) while autograding; a cell that runs longer is interrupted.
+# The labs' time limit (seconds per cell), the one the notebooks state and Validate, `workbook check` and
+# `workbook practice` use too; a cell that runs longer is interrupted.
 c.Execute.timeout = {timeout}
+
+# Kernels talk to the grader over Unix sockets in this account's private runtime folder: no TCP port for
+# parallel graders to race for (one socket prefix per grading process; nbgrader's kernels run one at a time).
+_runtime = jupyter_runtime_dir()
+os.makedirs(_runtime, mode=0o700, exist_ok=True)
+c.KernelManager.transport = "ipc"
+c.KernelManager.ip = os.path.join(_runtime, f"nbgrader-{{os.getpid()}}")
+
+# Honest accidents (workbook/accidents.py): a copied grade cell counts once (nbgrader's DeduplicateIds, then
+# DropClearedMetadata), a deleted one is restored from the release (add_missing_cells), an edited locked
+# cell is graded as released (nbgrader's OverwriteCells, as RestoreMissingCells).
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "workbook.accidents.DropClearedMetadata",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "workbook.accidents.RestoreMissingCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.OverwriteCells.add_missing_cells = True
 
 # Feedback: every test cell shows the judge's results (hidden cases by name and hint only).
 c.GenerateFeedback.preprocessors = [

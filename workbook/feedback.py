@@ -9,9 +9,13 @@ replaces the outputs of every autograded cell with the judge's results for that 
 - a hidden case: ``✓ hidden test name`` or ``✗ hidden test name: the instructor's hint``. Nothing of a
   hidden case's inputs, code or of what the student's code did with them is shown.
 
-The scores on the page are the gradebook's, which the judge wrote. Feedback is generated student by
-student: a page that fails to render or shows a hidden case's call is removed, that student is named, and
-the others get theirs.
+Below them stays what the student's own code printed while the notebook ran that cell's visible cases
+(warnings, log lines, stderr: ``check`` collects it under its ``PRINTED`` line), shown and never scored.
+
+The scores on the page are the gradebook's, which the judge wrote, less the late penalty, which is first
+recomputed from the current scores (``workbook.late``; nbgrader's page states it). Feedback is generated
+student by student: a page that fails to render or shows a hidden case's call is removed, that student is
+named, and the others get theirs. A notebook nbgrader could not execute has no page (the status says so).
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ from traitlets import Bool
 
 from .course import ASSIGNMENT, Course, CourseError, add_course_option
 from .grades import course_grades, print_manual_grading_note
+from .late import print_late_notes, refresh_late_penalties
+from .reference import import_reference
 from .scoring import course_case_book, read_results
 
 MESSAGE_CHARS = 400
@@ -62,6 +68,7 @@ class JudgeResults(Preprocessor):
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Replace the outputs of every autograded cell of ``nb`` by ``case_lines`` of its cases."""
         course = Course(Path(self.config.CourseDirectory.root or "."))
+        header = import_reference().provided.cases.PRINTED
         results = read_results(course, resources["nbgrader"]["student"]) or {"labs": []}
         by_cell: dict[str, list[dict]] = {}
         for lab in results["labs"]:
@@ -72,6 +79,9 @@ class JudgeResults(Preprocessor):
             if cell.cell_type == "code" and flags.get("grade") and not flags.get("solution"):
                 cases = by_cell.get(flags.get("grade_id"), [])
                 text = case_lines(cases) if cases else "This cell was not judged.\n"
+                printed = "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
+                if header in printed:
+                    text += "\n" + header + printed.split(header, 1)[1]
                 cell.outputs = [new_output("stream", name="stdout", text=text)]
         return nb, resources
 
@@ -112,6 +122,7 @@ def feedback(course: Course) -> FeedbackReport:
     if not students:
         raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
     secrets = hidden_calls(course)
+    refresh_late_penalties(course)
     api = course.api()
     report = FeedbackReport()
     for student in students:
@@ -154,5 +165,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     for student, why in report.withheld.items():
         console.print(f"[red]{student}: feedback withheld[/] ({why})", highlight=False)
     console.print("checked: every test cell shows the judge's results; no hidden case's call on any page")
-    print_manual_grading_note(console, course_grades(course), "these pages show them as 0")
+    grades = course_grades(course)
+    print_manual_grading_note(console, grades, "these pages show them as 0")
+    print_late_notes(console, course, grades)
     return 1 if report.withheld else 0

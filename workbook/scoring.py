@@ -8,7 +8,9 @@ cell's score with the judge's, and keeps both in ``COURSE/grading/results/STUDEN
 - ``labs``: the judge's verdict per lab (every case's status, sentence and hint; each cell's points);
 - ``kernel``: nbgrader's in-kernel score per grade cell (``null`` where the notebook was not executed);
 - ``review``: the grade cells whose visible cases the kernel and the judge scored differently (both ran
-  the same cases), which ``workbook autograde`` and ``workbook grades`` mark for an instructor's look.
+  the same cases), which ``workbook autograde`` and ``workbook grades`` mark for an instructor's look;
+- ``executed``: the notebooks nbgrader executed; ``notes``: what it repaired or could not do
+  (``workbook.accidents``), shown in the status, the grade tables and the CSV.
 
 Hand-given scores are never touched: the judge writes ``auto_score`` only.
 """
@@ -16,6 +18,7 @@ Hand-given scores are never touched: the judge writes ``auto_score`` only.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,14 +61,18 @@ class Review:
         return f"{self.grade_id} (in-kernel {self.kernel:g}, judge {self.judge:g})"
 
 
-def kernel_scores(gradebook: Gradebook, student: str, book: CaseBook) -> dict[str, float | None]:
-    """nbgrader's autograded score per grade cell of ``student`` (None where there is none)."""
+def kernel_scores(gradebook: Gradebook, student: str, book: CaseBook,
+                  executed: Collection[str] | None = None) -> dict[str, float | None]:
+    """nbgrader's autograded score per grade cell of ``student`` (None where there is none, or where its
+    notebook is not among the ``executed`` ones when given)."""
     scores: dict[str, float | None] = dict.fromkeys(book.points)
     try:
         submission = gradebook.find_submission(ASSIGNMENT, student)
     except MissingEntry:
         return scores
     for notebook in submission.notebooks:
+        if executed is not None and notebook.name not in executed:
+            continue
         for grade in notebook.grades:
             if grade.name in scores:
                 scores[grade.name] = grade.auto_score
@@ -102,17 +109,22 @@ def write_scores(gradebook: Gradebook, student: str, verdicts: list[LabVerdict])
     gradebook.db.commit()
 
 
-def score_submission(course: Course, student: str, isolation: sandbox.Isolation, slot: int = 0) -> dict[str, Any]:
-    """Judge ``student``'s submitted package, write the scores, save and return the results (see the module)."""
+def score_submission(course: Course, student: str, isolation: sandbox.Isolation, slot: int = 0,
+                     executed: Collection[str] | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
+    """Judge ``student``'s submitted package, write the scores, save and return the results (see the module).
+
+    ``executed`` names the notebooks nbgrader executed (None: all); only their in-kernel scores are
+    compared with the judge's. ``notes`` are kept with the results."""
     book = course_case_book(course)
     package = course.submitted(student) / PACKAGE
     verdicts = judge_submission(package, book, isolation, slot)
     with course.gradebook() as gradebook:
-        kernel = kernel_scores(gradebook, student, book)
+        kernel = kernel_scores(gradebook, student, book, executed)
         write_scores(gradebook, student, verdicts)
     results = {"student": student, "isolation": isolation.describe(),
                "labs": [lab.to_json() for lab in verdicts], "kernel": kernel,
-               "review": [review.text() for review in reviews(verdicts, kernel, book)]}
+               "review": [review.text() for review in reviews(verdicts, kernel, book)],
+               "executed": None if executed is None else sorted(executed), "notes": list(notes)}
     path = results_path(course, student)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1), encoding="utf-8")
@@ -129,3 +141,14 @@ def review_notes(course: Course, student: str) -> list[str]:
     """``review: lab3_trim_boundary (in-kernel 1, judge 0)``, when ``student``'s latest grading marked cells."""
     results = read_results(course, student)
     return [f"review: {', '.join(results['review'])}"] if results and results["review"] else []
+
+
+def status_notes(course: Course, student: str) -> list[str]:
+    """What a grade's reader must know about ``student``'s latest grading, one sentence each: labs whose
+    judging hit a limit or a crash, the accidents noted while grading (``workbook.accidents``) and the
+    cells marked for review; empty when nothing happened or the student is not graded yet."""
+    results = read_results(course, student)
+    if not results:
+        return []
+    notes = [f"lab {lab['lab']}: {lab['status']}" for lab in results["labs"] if lab["status"] != "graded"]
+    return notes + list(results.get("notes", [])) + review_notes(course, student)

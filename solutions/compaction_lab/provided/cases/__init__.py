@@ -17,7 +17,9 @@ the notebook.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import json
 import reprlib
 from dataclasses import dataclass, field
@@ -280,19 +282,31 @@ def run_visible(cases: tuple[Case, ...]) -> list[Verdict]:
             for case in cases]
 
 
+PRINTED = "What your code printed while these checks ran (shown, never scored):"
+"""The line before what the student's code printed (warnings, log lines, stderr) in a test cell's output."""
+
+
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
     ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` while the lab is not
-    started). A cell without visible cases says its points are graded by hidden tests."""
+    started). A cell without visible cases says its points are graded by hidden tests.
+
+    What your code prints while the cases run, on stdout or stderr (a warning, a log line, a debug print), is
+    collected and printed after the case lines, below ``PRINTED``, on stdout: it is shown, and never decides
+    anything (nbgrader would score a cell that writes to stderr as failed)."""
     cases = tuple(case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0]))
                   if case.grade_id == grade_id)
     if not cases:
         print(f"{grade_id}: graded by hidden tests when your work is graded; the docstring above says what they check.")
         return
-    verdicts = run_visible(cases)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        verdicts = run_visible(cases)
     for case, result in zip(cases, verdicts, strict=True):
         print(f"{'✓' if result.passed else '✗'} {case.name}: {case.call}" + ("" if result.passed else
                                                                              f"\n    {result.message}"))
+    if printed.getvalue():
+        print(f"{PRINTED}\n{printed.getvalue().rstrip()}")
     started = [result for result in verdicts if result.status != "not started"]
     if not started:
         lab = next(item for item in LABS if item.number == cases[0].lab)
