@@ -1,33 +1,44 @@
-"""``workbook autograde``: students graded in parallel processes on one SQLite gradebook, the
-student's lab modules graded as submitted, and a submission that hangs, crashes its kernel or
-calls ``os._exit`` costing only that submission."""
+"""``workbook autograde`` and the steps after it on one course of honest accidents (issue 11), graded in
+parallel on one SQLite gradebook: each accident costs at most what it breaks, and the status, the tables,
+the CSV and the feedback say what happened. Also: the student's lab modules are graded as submitted, a
+submission whose grading hangs costs only itself, and ``autograde`` names what is wrong with its arguments.
+
+Lab 3 is where most accidents happen; the other labs of an accident's student must score what the untouched
+``complete`` submission scores."""
 
 from __future__ import annotations
 
+import csv
+from dataclasses import dataclass
 from io import StringIO
+from pathlib import Path
 
+import nbformat
 import pytest
+from accident_submissions import (
+    DUE,
+    LAB3,
+    grade_by_hand,
+    set_due_date_and_zero_penalty,
+    solutions_with,
+    submit_accidents,
+)
 from rich.console import Console
 
-from workbook.autograde import KERNEL_START_FAILURE, Outcome, autograde, grade_with_progress
-from workbook.course import CourseError, build
-from workbook.grades import read_grades
+from workbook.autograde import Outcome, autograde, default_jobs, grade_with_progress
+from workbook.cli import main
+from workbook.course import Course, CourseError, build
+from workbook.feedback import html_text
+from workbook.grades import StudentGrades, read_grades
 from workbook.labs import LABS
 from workbook.release import release
-from workbook.starters import replace_region
+from workbook.scoring import read_results
 from workbook.submissions import complete, submit
 
 HANG = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)  # deaf to interrupts\nwhile True:\n    pass"
 CRASH = "import os\nimport signal\nos.kill(os.getpid(), signal.SIGSEGV)"
-EXIT = "import os\nos._exit(3)"
-
-
-def solutions_with(dest, lab: int, body: str):
-    """The solutions, with lab ``lab``'s (first) region replaced by ``body``."""
-    complete(dest)
-    module = dest / f"{LABS[lab - 1].module}.py"
-    module.write_text(replace_region(module.read_text(), lab, body, module.name))
-    return dest
+SUBMISSION_TIMEOUT = 120
+"""Long enough for any honest submission on a loaded machine; the hanging one's lab 5 takes the judge longer."""
 
 
 def tampered(dest):
@@ -38,79 +49,201 @@ def tampered(dest):
     return dest
 
 
+@dataclass
+class Graded:
+    course: Course
+    outcomes: dict[str, Outcome]
+    grades: dict[str, StudentGrades]
+    summary: str
+    after: str
+    """What ``grades``, ``feedback`` and ``export`` printed after lab 1 of ``late`` was graded by hand."""
+    csv: dict[str, dict[str, str]]
+
+    def scores(self, student: str) -> list[float]:
+        return [lab.auto_score for lab in self.grades[student].labs]
+
+    def notes(self, student: str) -> list[str]:
+        return read_results(self.course, student)["notes"]
+
+    def row(self, student: str) -> str:
+        return next(line for line in self.summary.splitlines() if f" {student} " in line)
+
+
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+def graded(tmp_path_factory) -> Graded:
     root = tmp_path_factory.mktemp("autograde")
     course = build(root / "course")
     release(course)
-    packages = {
-        "complete": complete(root / "complete"),
-        "tampered": tampered(root / "tampered"),
-        "hangs": solutions_with(root / "hangs", 5, HANG),
-        "crashes": solutions_with(root / "crashes", 4, CRASH),
-        "exits": solutions_with(root / "exits", 2, EXIT),
-    }
-    for student, package in packages.items():
-        submit(course, student, package)
+    set_due_date_and_zero_penalty(course)
+    submit_accidents(course, root)
+    on_time = DUE.replace(hour=DUE.hour - 1)
+    submit(course, "tampered", tampered(root / "tampered"), on_time)
+    submit(course, "hangs", solutions_with(root / "hangs", 5, HANG), on_time)
+    submit(course, "crashes", solutions_with(root / "crashes", 2, CRASH), on_time)
     out = StringIO()
-    outcomes = grade_with_progress(course, None, jobs=2, timeout=5, console=Console(file=out, width=200),
-                                   submission_timeout=300)
+    outcomes = grade_with_progress(course, None, jobs=2, timeout=5, console=Console(file=out, width=400),
+                                   submission_timeout=SUBMISSION_TIMEOUT)
+    grade_by_hand(course, "late", "lab1_written_bad_line", "01_record_parsing", 2)
+    after = StringIO()
+    for command in ("grades", "feedback", "export"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr("workbook.cli.Console", lambda: Console(file=after, width=400))
+            main([command, "--course", str(course.root)])
     with course.gradebook() as gradebook:
         grades = {grade.student: grade for grade in read_grades(gradebook, course.students())}
-    return course, {outcome.student: outcome for outcome in outcomes}, grades, out.getvalue()
+    rows = {row["student_id"]: row for row in csv.DictReader((course.root / "grades.csv").open(newline=""))}
+    return Graded(course, {outcome.student: outcome for outcome in outcomes}, grades, out.getvalue(),
+                  after.getvalue(), rows)
+
+
+def same_as_complete(graded: Graded, student: str) -> None:
+    assert graded.outcomes[student].status == "graded", graded.outcomes[student].reason()
+    assert graded.scores(student) == graded.scores("complete")
+    assert graded.scores("complete")[2] == 8, "lab 3: every autograded point"
+    assert not read_results(graded.course, student)["review"], "the in-kernel score agrees with the judge's"
+
+
+@pytest.mark.slow
+def test_an_untouched_submission_gets_full_marks_and_no_note(graded):
+    assert graded.notes("complete") == []
+    assert "checksum" not in graded.outcomes["complete"].log.read_text(), "no false tampering warning"
+    assert graded.row("complete").split("│")[-2].strip() == "graded"
+
+
+@pytest.mark.slow
+def test_a_copied_test_cell_counts_once_and_is_noted(graded):
+    same_as_complete(graded, "copied")
+    assert graded.notes("copied") == [f"{LAB3}: a copy of cell lab3_trim_boundary was ignored (the original counts once)"]
+    assert "a copy of cell lab3_trim_boundary was ignored" in graded.row("copied")
+
+
+@pytest.mark.slow
+def test_deleted_test_cells_are_restored_from_the_release_and_graded(graded):
+    same_as_complete(graded, "deleted")
+    assert graded.grades["deleted"].pending == 0, "nothing waits for a human"
+    assert graded.notes("deleted") == [f"{LAB3}: cell {cell} was missing: restored from the release and graded"
+                                       for cell in ("lab3_fixed_costs", "lab3_trim_boundary")]
+    notebook = nbformat.read(graded.course.autograded("deleted") / f"{LAB3}.ipynb", as_version=4)
+    restored = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == "lab3_fixed_costs"]
+    assert len(restored) == 1 and "check('lab3_fixed_costs')" in restored[0].source and restored[0].outputs
+
+
+@pytest.mark.slow
+def test_an_edited_locked_cell_is_reported_once_naming_the_cell(graded):
+    same_as_complete(graded, "edited")
+    assert graded.notes("edited") == [f"{LAB3}: locked cell lab3_setup was edited: graded as released"]
+    assert graded.row("edited").count("lab3_setup") == 1
+
+
+@pytest.mark.slow
+def test_a_renamed_notebook_is_graded_as_the_notebook_it_copies(graded):
+    same_as_complete(graded, "renamed")
+    assert graded.notes("renamed") == [
+        f"{LAB3}.ipynb missing: graded its renamed copy {LAB3}-Copy1.ipynb in its place",
+        "extra notebook Untitled.ipynb not graded"]
+    assert graded.grades["renamed"].labs[2].pending == ("lab3_written_31_tokens",), "its written answer reaches a grader"
+    assert (graded.course.autograded("renamed") / f"{LAB3}.ipynb").is_file()
+    assert (graded.course.submitted("renamed") / f"{LAB3}-Copy1.ipynb").is_file(), "the submission is left as it is"
+    assert graded.csv["renamed"]["ungraded_answers"] == "1"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("student", "lab", "reason"), [("exits", 4, "DeadKernelError"),
+                                                        ("crashes", 2, "DeadKernelError")])
+def test_a_kernel_death_costs_only_the_notebook_where_it_happened(graded, student, lab, reason):
+    outcome = graded.outcomes[student]
+    assert outcome.graded and not outcome.executed
+    expected = graded.scores("complete")
+    expected[lab - 1] = 0  # every case of that lab calls the function that kills its process
+    assert graded.scores(student) == expected
+    name = LABS[lab - 1].notebook.removesuffix(".ipynb")
+    note = (f"{name}.ipynb could not be executed ({reason}: Kernel died): graded without running it: its tests by "
+            "the judge, its written answer by hand; its feedback page shows no outputs")
+    assert graded.notes(student) == [note]
+    assert note in graded.row(student) and note in graded.csv[student]["grading_notes"]
+    assert f"{student} " in graded.after and note in graded.after, "workbook grades marks the student too"
+    pages = sorted(path.stem for path in graded.course.feedback(student).glob("*.html"))
+    assert pages == sorted(item.notebook.removesuffix(".ipynb") for item in LABS), "every notebook gets its page"
+
+
+@pytest.mark.slow
+def test_warnings_log_lines_and_stderr_are_shown_and_never_scored(graded):
+    same_as_complete(graded, "warns")
+    assert graded.notes("warns") == []
+    notebook = nbformat.read(graded.course.autograded("warns") / f"{LAB3}.ipynb", as_version=4)
+    tests = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")
+             and cell.cell_type == "code"]
+    assert not [output for cell in tests for output in cell.outputs if output.get("name") == "stderr"]
+    page = html_text(graded.course.feedback("warns") / f"{LAB3}.html")
+    shown = page.split("Grade cell: lab3_fixed_costs")[1].split("Grade cell:")[0]
+    assert "shown, never scored" in shown
+    for line in ("a student's warning", "a student's log line", "a student's debug print"):
+        assert f"build_context: {line}" in shown
+
+
+@pytest.mark.slow
+def test_the_late_penalty_covers_hand_graded_points_when_grades_are_read(graded):
+    assert graded.grades["late"].penalty == graded.grades["late"].score > 0
+    assert graded.grades["late"].total == 0
+    row = graded.csv["late"]
+    assert float(row["raw_score"]) == sum(graded.scores("complete")) + 2, "lab 1's answer, graded by hand after"
+    assert float(row["late_submission_penalty"]) == float(row["raw_score"]) and float(row["score"]) == 0
+    assert ("late: late submitted 3600 s after the due date: late penalty "
+            f"{sum(graded.scores('complete')) + 2:g} points (nbgrader's LateSubmissionPlugin, penalty method "
+            "'zero')") in graded.after
+    page = html_text(graded.course.feedback("late") / "01_record_parsing.html")
+    assert "late" in page.lower() and "penalty" in page.lower()
+    assert graded.grades["complete"].penalty == 0 and float(graded.csv["complete"]["score"]) > 0
 
 
 @pytest.mark.slow
 def test_the_students_lab_modules_are_graded_and_provided_modules_restored(graded):
-    course, outcomes, grades, _ = graded
-    assert outcomes["complete"].status == outcomes["tampered"].status == "graded"
-    manual = 2 * len(LABS)  # one manually graded answer of 2 points per notebook, not graded yet
-    assert grades["complete"].max_score == 10 * len(LABS)
-    assert grades["complete"].score == 10 * len(LABS) - manual
-    assert [lab.score for lab in grades["tampered"].labs] == [lab.score for lab in grades["complete"].labs]
-    assert "return []" not in (course.autograded("tampered") / "compaction_lab" / "provided" / "example.py").read_text()
+    same_as_complete(graded, "tampered")
+    assert "return []" not in (graded.course.autograded("tampered") / "compaction_lab" / "provided" / "example.py"
+                               ).read_text()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("student", "reason"), [("hangs", "CellTimeoutError"), ("crashes", "DeadKernelError"),
-                                                 ("exits", "DeadKernelError")])
-def test_a_broken_submission_costs_only_itself(graded, student, reason):
-    course, outcomes, _, summary = graded
-    assert outcomes[student].status == "failed"
-    assert outcomes[student].reason().startswith(reason)
-    assert not course.autograded(student).exists(), "nbgrader removes a failed submission's autograded folder"
-    assert student in summary and "graded" in summary
-    assert outcomes["complete"].graded and outcomes["tampered"].graded
+def test_a_grading_that_hangs_costs_only_that_student(graded):
+    outcome = graded.outcomes["hangs"]
+    assert outcome.status == "timed out"
+    assert outcome.reason() == f"still running after {SUBMISSION_TIMEOUT} s (see {outcome.log})"
+    assert f"timed out: still running after {SUBMISSION_TIMEOUT} s" in graded.row("hangs")
+    graded_by_others = [student for student, outcome in graded.outcomes.items() if outcome.graded]
+    assert len(graded_by_others) == len(graded.outcomes) - 1, "its worker was replaced and the others graded"
 
 
 @pytest.mark.slow
 def test_parallel_workers_never_see_a_locked_database(graded):
-    course, outcomes, grades, _ = graded
-    logs = {student: outcome.log.read_text() for student, outcome in outcomes.items()}
+    logs = {student: outcome.log.read_text() for student, outcome in graded.outcomes.items()}
     assert not [student for student, text in logs.items() if "database is locked" in text]
-    assert sorted(grades) == sorted(outcomes), "every student has a submission row in the gradebook"
+    assert sorted(graded.grades) == sorted(graded.outcomes), "every student has a submission row in the gradebook"
 
 
 @pytest.mark.slow
 def test_the_summary_table_has_a_row_per_student_and_a_column_per_lab(graded):
-    _, _, _, summary = graded
-    header = next(line for line in summary.splitlines() if "student" in line)
+    header = next(line for line in graded.summary.splitlines() if "student" in line)
     assert [f"lab {lab.number}" in header for lab in LABS] == [True] * len(LABS)
-    complete_row = next(line for line in summary.splitlines() if " complete " in line).split("│")
+    cells = [cell.strip() for cell in graded.row("complete").split("│")[2:9]]
+    total = sum(graded.scores("complete"))
     # Its written answers are left as released, which autograde grades 0 without a grader: nothing pending.
-    assert [cell.strip() for cell in complete_row[2:9]] == ["8/8"] * len(LABS) + ["0/10", "40/50"]
-    # Failed submissions need autograding again, not a grader: nothing pending, no note.
-    failed = {student: next(line for line in summary.splitlines() if f" {student} " in line).split("│")[7].strip()
-              for student in ("hangs", "crashes", "exits")}
-    assert not [manual for manual in failed.values() if "?" in manual], failed
-    assert "note:" not in summary
+    assert cells == [f"{score:g}/8" for score in graded.scores("complete")] + ["0/10", f"{total:g}/50"]
+    assert [cell.strip() for cell in graded.row("late").split("│")[7:9]] == ["0/8 ?/2", "0/50 late"]
+    assert "note: 2 hand-graded answers (4 points) not graded yet (students: late, renamed)" in " ".join(
+        graded.summary.split())
 
 
-def test_only_a_kernel_that_never_started_is_graded_again():
-    startup = ["zmq.error.ZMQError: Address already in use (addr='tcp://127.0.0.1:43365')",
-               "RuntimeError: Kernel died before replying to kernel_info"]
-    assert all(KERNEL_START_FAILURE.search(text) for text in startup)
-    assert not KERNEL_START_FAILURE.search("[ERROR] Kernel died while waiting for execute reply.")
+def test_jobs_default_to_the_cores_and_autograde_names_what_is_wrong(tmp_path, capsys):
+    assert default_jobs() >= 1
+    assert main(["autograde", "--course", str(tmp_path / "missing")]) == 1
+    assert "is not a workbook course" in " ".join(capsys.readouterr().out.split())
+    course = build(tmp_path / "course")
+    with pytest.raises(CourseError, match="no submissions under"):
+        autograde(course)
+    with pytest.raises(CourseError, match="no submission under .* for: ada"):
+        autograde(course, ["ada"])
+    with pytest.raises(CourseError, match="--jobs must be at least 1, got 0"):
+        autograde(course, jobs=0)
 
 
 def test_a_failed_outcome_names_the_exception_behind_nbgrader_summary(tmp_path):
@@ -120,13 +253,5 @@ def test_a_failed_outcome_names_the_exception_behind_nbgrader_summary(tmp_path):
                    "nbgrader.converters.base.NbGraderException: Please see the the above traceback\n")
     assert Outcome("ada", "failed", 3.0, log).reason() == f"DeadKernelError: Kernel died (see {log})"
     assert Outcome("ada", "graded", 3.0, log).reason() == ""
-
-
-def test_autograde_names_a_student_without_a_submission_and_a_bad_job_count(tmp_path):
-    course = build(tmp_path / "course")
-    with pytest.raises(CourseError, match="no submissions under"):
-        autograde(course)
-    with pytest.raises(CourseError, match="no submission under .* for: ada"):
-        autograde(course, ["ada"])
-    with pytest.raises(CourseError, match="--jobs must be at least 1, got 0"):
-        autograde(course, jobs=0)
+    assert Outcome("ada", "failed", 3.0, Path(tmp_path / "none.log"), why="its grading process died (killed by "
+                   "signal SIGKILL)").reason().startswith("its grading process died (killed by signal SIGKILL)")
