@@ -69,7 +69,8 @@ def copy_cell(content, grade_id: str) -> None:
 
 def delete_cells(content, *grade_ids: str) -> None:
     """Remove the cells with these nbgrader grade ids."""
-    content.cells = [cell for cell in content.cells if cell.metadata.get("nbgrader", {}).get("grade_id") not in grade_ids]
+    content.cells = [cell for cell in content.cells
+                     if cell.metadata.get("nbgrader", {}).get("grade_id") not in grade_ids]
 
 
 def edit_cell(content, grade_id: str, line: str) -> None:

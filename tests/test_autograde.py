@@ -83,7 +83,7 @@ def graded(tmp_path_factory) -> Graded:
     out = StringIO()
     outcomes = grade_with_progress(course, None, jobs=2, timeout=5, console=Console(file=out, width=400),
                                    submission_timeout=SUBMISSION_TIMEOUT)
-    grade_by_hand(course, "late", "lab1_written_bad_line", "01_record_parsing", 2)
+    grade_by_hand(course, "late", "lab1_written_strict_parser", "01_record_parsing", 2)
     after = StringIO()
     for command in ("grades", "feedback", "export"):
         with pytest.MonkeyPatch.context() as patch:
@@ -113,7 +113,8 @@ def test_an_untouched_submission_gets_full_marks_and_no_note(graded):
 @pytest.mark.slow
 def test_a_copied_test_cell_counts_once_and_is_noted(graded):
     same_as_complete(graded, "copied")
-    assert graded.notes("copied") == [f"{LAB3}: a copy of cell lab3_trim_boundary was ignored (the original counts once)"]
+    assert graded.notes("copied") == [
+        f"{LAB3}: a copy of cell lab3_trim_boundary was ignored (the original counts once)"]
     assert "a copy of cell lab3_trim_boundary was ignored" in graded.row("copied")
 
 
@@ -124,7 +125,8 @@ def test_deleted_test_cells_are_restored_from_the_release_and_graded(graded):
     assert graded.notes("deleted") == [f"{LAB3}: cell {cell} was missing: restored from the release and graded"
                                        for cell in ("lab3_fixed_costs", "lab3_trim_boundary")]
     notebook = nbformat.read(graded.course.autograded("deleted") / f"{LAB3}.ipynb", as_version=4)
-    restored = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == "lab3_fixed_costs"]
+    restored = [cell for cell in notebook.cells
+                if cell.metadata.get("nbgrader", {}).get("grade_id") == "lab3_fixed_costs"]
     assert len(restored) == 1 and "check('lab3_fixed_costs')" in restored[0].source and restored[0].outputs
 
 
@@ -141,7 +143,7 @@ def test_a_renamed_notebook_is_graded_as_the_notebook_it_copies(graded):
     assert graded.notes("renamed") == [
         f"{LAB3}.ipynb missing: graded its renamed copy {LAB3}-Copy1.ipynb in its place",
         "extra notebook Untitled.ipynb not graded"]
-    assert graded.grades["renamed"].labs[2].pending == ("lab3_written_31_tokens",), "its written answer reaches a grader"
+    assert graded.grades["renamed"].labs[2].pending == ("lab3_written_31_tokens",), "its answer reaches a grader"
     assert (graded.course.autograded("renamed") / f"{LAB3}.ipynb").is_file()
     assert (graded.course.submitted("renamed") / f"{LAB3}-Copy1.ipynb").is_file(), "the submission is left as it is"
     assert graded.csv["renamed"]["ungraded_answers"] == "1"

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import filecmp
 import json
+from io import StringIO
 
 import pytest
+from rich.console import Console
 
 from workbook.cli import main
 from workbook.course import ASSIGNMENT, Course, CourseError, build
 from workbook.paths import NOTEBOOKS, STARTERS
-from workbook.release import HIDDEN, ReleaseLeakError, check_release, notebook_secrets, release
+from workbook.release import HIDDEN, ReleaseLeakError, check_release, notebook_secrets
 from workbook.starters import MarkerError, modules, replace_region
 
 LAB_MODULES = ["compaction_lab/records.py", "compaction_lab/grouping.py", "compaction_lab/budget.py",
@@ -65,8 +67,20 @@ def test_commands_need_a_built_course(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def released(tmp_path_factory) -> Course:
     course = build(tmp_path_factory.mktemp("released") / "course")
-    release(course)
+    printed = StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("workbook.cli.Console", lambda: Console(file=printed, width=300))
+        assert main(["release", "--course", str(course.root)]) == 0
+    course.root.joinpath("release-output.txt").write_text(printed.getvalue())
     return course
+
+
+@pytest.mark.slow
+def test_release_says_what_handing_it_out_takes(released):
+    printed = " ".join(released.root.joinpath("release-output.txt").read_text().split())
+    assert "checked: no hidden test, no solution, the package is the starter" in printed
+    assert "not handed out yet (the formgrader shows the assignment as draft)" in printed
+    assert "formgrader → Manage Assignments → Release" in printed and "workbook practice DIR" in printed
 
 
 @pytest.mark.slow

@@ -35,7 +35,8 @@ def demo_run(tmp_path_factory):
 
 
 def test_the_demo_grades_the_four_samples_as_expected(demo_run):
-    _, grades, printed = demo_run
+    course, grades, printed = demo_run
+    assert printed.index(" build ") < printed.index(f"built {course.root}") < printed.index(" release ")
     assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == EXPECTED
     assert {grade.max_score for grade in grades.values()} == {50}
     for student, scores in EXPECTED.items():

@@ -6,9 +6,10 @@ import filecmp
 import shutil
 
 import pytest
+from traitlets.config.loader import PyFileConfigLoader
 
 from workbook.cli import main
-from workbook.course import CourseError
+from workbook.course import DEFAULT_CELL_TIMEOUT, CourseError
 from workbook.paths import NOTEBOOKS, SOLUTIONS, STARTERS, TESTS
 from workbook.practice import check_command, practice
 from workbook.starters import modules
@@ -30,6 +31,8 @@ def test_the_workspace_holds_released_notebooks_and_a_fresh_starter_package(work
         assert "HIDDEN TESTS" not in path.read_text() and "BEGIN SOLUTION" not in path.read_text()
     names = modules(STARTERS)
     assert modules(workspace / "compaction_lab") == names
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(workspace)).load_config()
+    assert config.Execute.timeout == DEFAULT_CELL_TIMEOUT, "Validate in the workspace uses the labs' time limit"
     assert filecmp.cmpfiles(STARTERS, workspace / "compaction_lab", names, shallow=False)[1:] == ([], [])
 
 
@@ -41,8 +44,8 @@ def test_practice_never_overwrites_a_workspace(workspace):
 def test_check_runs_the_focused_tests_of_one_lab_on_the_workspace_package(workspace, tmp_path, capfd):
     command = check_command(workspace, 1)
     assert command[3:] == [str(TESTS / "test_records.py"), "-q", "-p", "no:cacheprovider",
-                           "-p", "workbook.focused_tests", "--lab-package", str(workspace / "compaction_lab"),
-                           "--focused-lab", "1"]
+                           "-p", "workbook.focused_tests", "--timeout", str(DEFAULT_CELL_TIMEOUT),
+                           "--lab-package", str(workspace / "compaction_lab"), "--focused-lab", "1"]
     assert main(["check", "1", "--workspace", str(workspace)]) == 1  # the starter: not implemented yet
     out = capfd.readouterr().out
     assert out.splitlines()[-1].startswith("3 failed in ")

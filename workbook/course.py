@@ -10,7 +10,10 @@ The config written here carries the settings a module-based course needs:
   ``records.py`` ... ``resumption.py`` (otherwise nbgrader silently replaces them with the starter
   copies from ``source/``), while the instructor's copies of every other file (``provided/example.py``,
   ``errors.py``, ...) still overwrite whatever a student changed there.
-- ``Execute.timeout``: the per-cell timeout of autograde (``DEFAULT_CELL_TIMEOUT`` seconds).
+- ``Execute.timeout``: the labs' time limit per cell (``DEFAULT_CELL_TIMEOUT`` seconds).
+- ``KernelManager.transport`` ``ipc``: kernels on Unix sockets, so parallel graders never race for a port.
+- ``Autograde.sanitize_preprocessors`` and ``OverwriteCells.add_missing_cells``: honest accidents
+  (``workbook.accidents``).
 - ``GenerateFeedback.preprocessors`` adds ``workbook.feedback.JudgeResults``.
 - ``ExportApp.plugin_class`` is ``workbook.export.LabCsvExportPlugin`` (also for ``nbgrader export``).
 """
@@ -40,8 +43,11 @@ CONFIG_FILE = "nbgrader_config.py"
 DEFAULT_COURSE = Path("course")
 DEFAULT_COURSE_ID = "compaction-workbook"
 DEFAULT_CELL_TIMEOUT = 20
-"""Seconds per cell: every lab cell runs in well under a second on the reference solutions; the
-margin is for a slow machine and a student's slow but finishing code."""
+"""The labs' time limit, seconds per notebook cell: every lab cell runs in well under a second on the
+reference solutions; the margin is for a slow machine and a student's slow but finishing code. The one
+place it is set: ``build`` writes it into the course config (autograde), ``practice`` into the workspace's
+config and the hub passes it to every server (Validate), ``check`` gives it to each test, and the
+notebooks' opening cells state it (a test checks they agree)."""
 
 LAB_MODULES: tuple[str, ...] = tuple(f"{PACKAGE}/{lab.module}.py" for lab in LABS)
 """The student's files, relative to the assignment folder: kept (not overwritten) by autograde."""
