@@ -8,6 +8,7 @@ are missing.
 
 from __future__ import annotations
 
+import csv
 import glob
 import os
 import pwd
@@ -15,14 +16,17 @@ import shutil
 import socket
 import subprocess
 import tempfile
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
 
 import pytest
+from accident_submissions import DUE, LAB3, delete_cells, edit_notebook, grade_by_hand, set_due_date_and_zero_penalty
 from rich.console import Console
 
 from workbook.autograde import grade_with_progress
 from workbook.course import build
+from workbook.export import export
 from workbook.grades import read_grades
 from workbook.release import release
 from workbook.submissions import blank, complete, submit
@@ -79,15 +83,32 @@ def postgres_url():
 
 
 def test_build_release_and_parallel_autograde_on_postgresql(postgres_url, tmp_path):
+    """Also the accidents that write the gradebook in their own way (issue 11): deleted grade cells restored
+    and graded, and a late penalty recomputed over hand-graded points when the CSV is exported."""
     course = build(tmp_path / "course", db_url=postgres_url)
     assert course.coursedir().db_url == postgres_url
     assert course.coursedir().course_id == "compaction-workbook", "PostgreSQL needs a course row nbgrader can point to"
     assert not (course.root / "gradebook.db").exists()
     release(course)
-    submit(course, "complete", complete(tmp_path / "complete"))
-    submit(course, "blank", blank(tmp_path / "blank"))
+    set_due_date_and_zero_penalty(course)
+    on_time = DUE - timedelta(hours=1)
+    package = complete(tmp_path / "complete")
+    submit(course, "complete", package, on_time)
+    submit(course, "blank", blank(tmp_path / "blank"), on_time)
+    submit(course, "deleted", package, on_time)
+    edit_notebook(course.submitted("deleted"), LAB3,
+                  lambda content: delete_cells(content, "lab3_fixed_costs", "lab3_trim_boundary"))
+    submit(course, "late", package, DUE + timedelta(hours=1), answered_labs=(1,))
     outcomes = grade_with_progress(course, None, jobs=2, timeout=20, console=Console(file=StringIO()))
-    assert [(outcome.student, outcome.status) for outcome in outcomes] == [("blank", "graded"), ("complete", "graded")]
+    assert {(outcome.student, outcome.status) for outcome in outcomes} == {
+        (student, "graded") for student in ("blank", "complete", "deleted", "late")}
+    grade_by_hand(course, "late", "lab1_written_strict_parser", "01_record_parsing", 2)
+    export(course)
     with course.gradebook() as gradebook:
-        grades = {grade.student: grade.score for grade in read_grades(gradebook, ["blank", "complete"])}
-    assert grades == {"blank": 0, "complete": 40}
+        grades = {grade.student: grade for grade in read_grades(gradebook, ["blank", "complete", "deleted", "late"])}
+    assert {student: grade.total for student, grade in grades.items()} == {
+        "blank": 0, "complete": 40, "deleted": 40, "late": 0}
+    assert grades["deleted"].pending == 0 and grades["late"].penalty == 42
+    rows = {row["student_id"]: row for row in csv.DictReader((course.root / "grades.csv").open(newline=""))}
+    assert (rows["late"]["raw_score"], rows["late"]["late_submission_penalty"], rows["late"]["score"]) == (
+        "42.0", "42.0", "0.0")

@@ -80,8 +80,8 @@ class Outcome:
         log), with the log's path; empty when graded."""
         if self.graded:
             return ""
-        text = self.log.read_text(errors="replace") if self.log.exists() else ""
-        found = self.why if self.status == "timed out" else failure_reason(text) or self.why
+        text = self.log.read_text(errors="replace") if self.log.exists() and not self.why else ""
+        found = self.why or failure_reason(text)
         return f"{found} (see {self.log})" if found else f"see {self.log}"
 
 
