@@ -27,12 +27,13 @@ import warnings as _warnings
 _quiet_build_context = build_context
 
 
-def build_context(*args, **kwargs):
-    """The solution's build_context, noisily: a warning, a log line and a debug print on stderr."""
-    _warnings.warn("build_context: a student's warning")
+def build_context(active_path, options):
+    """The solution's build_context, noisily: a warning (its text names the window, so Python shows it on
+    every call, not once), a log line and a debug print on stderr."""
+    _warnings.warn(f"build_context: a student's warning at max_tokens {options.max_tokens}")
     _logging.getLogger("budget").warning("build_context: a student's log line")
     print("build_context: a student's debug print", file=_sys.stderr)
-    return _quiet_build_context(*args, **kwargs)
+    return _quiet_build_context(active_path, options)
 '''
 
 

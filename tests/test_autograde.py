@@ -186,7 +186,7 @@ def test_warnings_log_lines_and_stderr_are_shown_and_never_scored(graded):
     page = html_text(graded.course.feedback("warns") / f"{LAB3}.html")
     shown = page.split("Grade cell: lab3_fixed_costs")[1].split("Grade cell:")[0]
     assert "shown, never scored" in shown
-    for line in ("a student's warning", "a student's log line", "a student's debug print"):
+    for line in ("a student's warning at max_tokens", "a student's log line", "a student's debug print"):
         assert f"build_context: {line}" in shown
 
 
