@@ -6,8 +6,9 @@ otherwise run: one process, the notebooks only (no judge). ``workbook autograde`
 notebook by notebook, and the judge's cases outside the kernels, in ``--jobs`` long-lived workers. The
 script prints seconds per submission for each, the ratio of their wall times (the goal is at most 0.55 with
 2 jobs on 2 cores), what a class of ``--class-size`` students would take, and the load average before and
-after: on a shared machine the two runs may not see the same load. A benchmark, not a test: it asserts
-nothing.
+after: on a shared machine the two runs may not see the same load, so it also prints the CPU time each
+took (their processes, kernels and runners), which the load does not change much. A benchmark, not a
+test: it asserts nothing.
 
     python benchmarks/bench_autograde.py [N] [--jobs 2] [--class-size 40]
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -28,11 +30,18 @@ from workbook.release import release
 from workbook.submissions import SAMPLES, submit
 
 
-def timed(command: list[str], cwd: Path) -> float:
-    """Seconds ``command`` took; raise ``CalledProcessError`` (with its output) if it failed."""
-    start = time.perf_counter()
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children and the descendants they waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds ``command`` took (its processes, kernels and runners included); raise
+    ``CalledProcessError`` (with its output) if it failed."""
+    start, cpu = time.perf_counter(), children_cpu()
     subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, children_cpu() - cpu
 
 
 def load() -> str:
@@ -54,16 +63,19 @@ def main() -> None:
             submit(course, f"{name}{index}", SAMPLES[name](Path(scratch) / f"package{index}"))
         scripts = Path(sys.executable).parent
         before = load()
-        serial = timed([str(scripts / "nbgrader"), "autograde", ASSIGNMENT, "--force"], course.root)
+        serial, serial_cpu = timed([str(scripts / "nbgrader"), "autograde", ASSIGNMENT, "--force"], course.root)
         between = load()
-        parallel = timed([str(scripts / "workbook"), "autograde", "--course", str(course.root),
-                          "--jobs", str(args.jobs)], course.root)
+        parallel, parallel_cpu = timed([str(scripts / "workbook"), "autograde", "--course", str(course.root),
+                                        "--jobs", str(args.jobs)], course.root)
         after = load()
     n, size = args.submissions, args.class_size
     print(f"{n} submissions x {notebooks} notebooks, {args.jobs} jobs")
-    print(f"nbgrader autograde (serial):        {serial / n:6.2f} s per submission ({serial:.1f} s)")
-    print(f"workbook autograde --jobs {args.jobs}:        {parallel / n:6.2f} s per submission ({parallel:.1f} s)")
-    print(f"ratio workbook / nbgrader:          {parallel / serial:6.2f}  (goal: at most 0.55)")
+    print(f"nbgrader autograde (serial):        {serial / n:6.2f} s per submission ({serial:.1f} s), "
+          f"CPU {serial_cpu / n:.2f} s per submission")
+    print(f"workbook autograde --jobs {args.jobs}:        {parallel / n:6.2f} s per submission ({parallel:.1f} s), "
+          f"CPU {parallel_cpu / n:.2f} s per submission (the judge included)")
+    print(f"ratio workbook / nbgrader:          {parallel / serial:6.2f}  (goal: at most 0.55; CPU ratio "
+          f"{parallel_cpu / serial_cpu:.2f})")
     print(f"a class of {size}: nbgrader {serial / n * size / 60:.1f} min, workbook --jobs {args.jobs} "
           f"{parallel / n * size / 60:.1f} min ({parallel / n:.2f} s per submission)")
     print(f"before: {before}; between: {between}; after: {after}")

@@ -170,6 +170,9 @@ def autograde_notebooks(course: Course, student: str, timeout: int) -> tuple[lis
     shutil.rmtree(course.autograded(student), ignore_errors=True)
     config = course.config()
     config.Execute.timeout = timeout
+    # A notebook's outputs are all in once its last cell ran: its kernel is stopped at once instead of shut down
+    # gracefully (nbclient's default), which saves about a quarter of the in-kernel pass's CPU time.
+    config.Execute.shutdown_kernel = "immediate"
     if plan.renamed:
         stage_renamed(course.submitted(student), plan, course.root / STAGED / student / ASSIGNMENT)
         config.CourseDirectory.submitted_directory = STAGED
