@@ -141,7 +141,7 @@ def autograde(course: Course, students: list[str] | None = None, jobs: int | Non
                        executed=bool(finished.report.get("all_executed", True)), why=finished.why)
 
     with WorkerPool(course, min(jobs, len(chosen))) as pool:
-        done = pool.grade(chosen, timeout, submission_timeout, on_start,
+        done = pool.grade(chosen, {"timeout": timeout}, submission_timeout, on_start,
                           on_done=lambda finished: on_done(outcome(finished)))
     return [outcome(done[student]) for student in chosen]
 

@@ -1,8 +1,9 @@
 """Long-lived grading processes for ``workbook autograde``: nbgrader imported once, one student at a time each.
 
 A worker is ``python -m workbook.workers COURSE --slot N --report-fd FD``. It imports nbgrader and the judge
-once, then grades the students it reads from its standard input (one JSON line each: ``{"student": ...,
-"timeout": ...}``) one after the other with ``workbook.autograde.grade_one``. While it grades a student,
+once, then grades the students it reads from its standard input (one JSON line each: ``{"student": ...}`` and
+the settings of the run, e.g. ``"timeout"``, passed on as keyword arguments) one after the other with
+``workbook.autograde.grade_one``. While it grades a student,
 what it and the kernels and runners it starts print goes to that student's log
 (``logs/autograde/STUDENT.log``; between students, to ``logs/autograde/worker-N.log``); when done it writes
 the student's report, one JSON line, to the pipe ``FD``.
@@ -68,10 +69,10 @@ class _Worker:
         os.close(write_end)
         self.reports = read_end
 
-    def send(self, student: str, timeout: int) -> None:
-        """Start grading ``student`` (``timeout`` seconds per cell)."""
+    def send(self, student: str, settings: dict[str, Any]) -> None:
+        """Start grading ``student`` with ``settings`` (keyword arguments of ``grade_one``)."""
         self.student, self.started = student, time.monotonic()
-        self.process.stdin.write(json.dumps({"student": student, "timeout": timeout}) + "\n")
+        self.process.stdin.write(json.dumps({**settings, "student": student}) + "\n")
         self.process.stdin.flush()
 
     def read(self) -> list[dict[str, Any]] | None:
@@ -126,12 +127,13 @@ class WorkerPool:
         self.workers[self.workers.index(worker)] = self._start(worker.slot)
         return why
 
-    def grade(self, students: list[str], timeout: int, submission_timeout: float,
+    def grade(self, students: list[str], settings: dict[str, Any], submission_timeout: float,
               on_start: Callable[[str], None] = lambda student: None,
               on_done: Callable[[Finished], None] = lambda finished: None) -> dict[str, Finished]:
         """Grade ``students`` (each once, by the first idle worker); return what happened to each.
 
-        ``timeout`` is the per-cell limit, ``submission_timeout`` the limit for one student's grading.
+        ``settings`` (plain data) go to every worker's ``grade_one`` as keyword arguments, e.g. ``{"timeout": 20}``
+        (seconds per cell); ``submission_timeout`` is the limit for one student's grading.
         """
         waiting, done = list(students), {}
 
@@ -143,7 +145,7 @@ class WorkerPool:
         while waiting or any(worker.student for worker in self.workers):
             for worker in [worker for worker in self.workers if worker.student is None]:
                 if waiting:
-                    worker.send(waiting.pop(0), timeout)
+                    worker.send(waiting.pop(0), settings)
                     on_start(worker.student)
             for key, _ in self.selector.select(timeout=0.2):
                 worker = key.data
@@ -200,13 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     prepare_worker()
     for line in sys.stdin:
         job = json.loads(line)
-        with output_to(log_path(course, job["student"])):
+        student = job.pop("student")
+        with output_to(log_path(course, student)):
             try:
-                report = grade_one(course, job["student"], job["timeout"], args.slot)
+                report = grade_one(course, student, slot=args.slot, **job)
             except Exception:  # noqa: BLE001 (any failure costs this student only; the traceback is in its log)
                 traceback.print_exc()
                 report = {"graded": False}
-        os.write(args.report_fd, (json.dumps({"student": job["student"], **report}) + "\n").encode())
+        os.write(args.report_fd, (json.dumps({"student": student, **report}) + "\n").encode())
     return 0
 
 
