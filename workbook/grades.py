@@ -266,7 +266,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                    description="Print the gradebook's grades of every submission: per lab the "
                                    "autograded points, the hand-graded points (?/N while N points await a "
                                    "grader in nbgrader's formgrader) and the total, with a note naming who "
-                                   "still has answers to grade. Nothing is graded or changed.")
+                                   "still has answers to grade, and what happened while grading. Nothing is "
+                                   "graded; late penalties are recomputed from the current scores, hand-graded "
+                                   "ones included.")
     add_course_option(parser)
     parser.set_defaults(run=run)
 

@@ -5,7 +5,7 @@ once, then grades the students it reads from its standard input (one JSON line e
 the settings of the run, e.g. ``"timeout"``, passed on as keyword arguments) one after the other with
 ``workbook.autograde.grade_one``. While it grades a student,
 what it and the kernels and runners it starts print goes to that student's log
-(``logs/autograde/STUDENT.log``; between students, to ``logs/autograde/worker-N.log``); when done it writes
+(``logs/autograde/STUDENT.log``; between students, to ``logs/workers/worker-N.log``); when done it writes
 the student's report, one JSON line, to the pipe ``FD``.
 
 ``WorkerPool`` keeps ``jobs`` workers, each in its own sandbox slot, and sends every waiting student to an
@@ -48,8 +48,8 @@ class Finished:
 
 
 def worker_log(course: Course, slot: int) -> Path:
-    """``COURSE/logs/autograde/worker-N.log``: what worker ``N`` prints between students."""
-    return course.root / "logs" / "autograde" / f"worker-{slot}.log"
+    """``COURSE/logs/workers/worker-N.log``: what worker ``N`` prints between students."""
+    return course.root / "logs" / "workers" / f"worker-{slot}.log"
 
 
 class _Worker:
