@@ -54,7 +54,8 @@ DEFAULT_SUBMISSION_TIMEOUT = 900
 SQLITE_BUSY_TIMEOUT = 120
 """Seconds an SQLite writer waits for another process's transaction before giving up."""
 STAGED = "grading/staged"
-"""Where a submission with a renamed notebook is copied, renamed back, for nbgrader (relative to the course)."""
+"""Where a submission with a renamed notebook is copied, renamed back, for nbgrader while it grades it (relative
+to the course; removed afterwards)."""
 
 
 @dataclass(frozen=True)
@@ -192,6 +193,7 @@ def autograde_notebooks(course: Course, student: str, timeout: int) -> tuple[lis
         then = ("graded without running it: its tests by the judge, its written answer by hand; its feedback "
                 "page shows no outputs") if result["success"] else "nbgrader could not grade it: no feedback page"
         notes.append(f"{name}.ipynb could not be executed ({failure_reason(text) or 'see the log'}): {then}")
+    shutil.rmtree(course.root / STAGED / student, ignore_errors=True)
     return executed, notes
 
 
