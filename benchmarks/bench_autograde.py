@@ -1,14 +1,17 @@
-"""Autograde wall time per submission: plain serial ``nbgrader autograde`` against ``workbook autograde --jobs 2``.
+"""Autograde wall time per submission: serial ``nbgrader autograde`` against ``workbook autograde --jobs 2``,
+and the judge's trusted pass alone against the whole.
 
 Both run one after the other in this run, on the same course and the same N sample submissions (the demo's
-samples, cycled: complete, blank, partial, buggy, ...). ``nbgrader autograde`` is what an instructor would
-otherwise run: one process, the notebooks only (no judge). ``workbook autograde`` runs the notebooks too,
-notebook by notebook, and the judge's cases outside the kernels, in ``--jobs`` long-lived workers. The
+samples, cycled: complete, blank, partial, buggy, ...). ``nbgrader autograde`` in the course is what an
+instructor would otherwise run: one process, one student after the other (the course config ends with the
+judge, and its kernels run in the sandbox, so it includes both). ``workbook autograde`` runs the same,
+notebook by notebook, in ``--jobs`` long-lived workers. The
 script prints seconds per submission for each, the ratio of their wall times (the goal is at most 0.55 with
 2 jobs on 2 cores), what a class of ``--class-size`` students would take, and the load average before and
 after: on a shared machine the two runs may not see the same load, so it also prints the CPU time each
-took (their processes, kernels and runners), which the load does not change much. A benchmark, not a
-test: it asserts nothing.
+took (their processes, kernels and runners), which the load does not change much. Then it times the judge
+alone on each submission (all five labs, runners in the sandbox where there is one, no kernel). A benchmark,
+not a test: it asserts nothing.
 
     python benchmarks/bench_autograde.py [N] [--jobs 2] [--class-size 40]
 """
@@ -25,8 +28,11 @@ import time
 from itertools import cycle, islice
 from pathlib import Path
 
-from workbook.course import ASSIGNMENT, build
+from workbook.course import ASSIGNMENT, PACKAGE, build
+from workbook.judge import judge_submission
 from workbook.release import release
+from workbook.sandbox import detect
+from workbook.scoring import course_case_book
 from workbook.submissions import SAMPLES, submit
 
 
@@ -68,6 +74,11 @@ def main() -> None:
         parallel, parallel_cpu = timed([str(scripts / "workbook"), "autograde", "--course", str(course.root),
                                         "--jobs", str(args.jobs)], course.root)
         after = load()
+        isolation, book = detect("auto"), course_case_book(course)
+        start = time.perf_counter()
+        for student in course.students():
+            judge_submission(course.submitted(student) / PACKAGE, book, isolation)
+        judged = time.perf_counter() - start
     n, size = args.submissions, args.class_size
     print(f"{n} submissions x {notebooks} notebooks, {args.jobs} jobs")
     print(f"nbgrader autograde (serial):        {serial / n:6.2f} s per submission ({serial:.1f} s), "
@@ -78,6 +89,8 @@ def main() -> None:
           f"{parallel_cpu / serial_cpu:.2f})")
     print(f"a class of {size}: nbgrader {serial / n * size / 60:.1f} min, workbook --jobs {args.jobs} "
           f"{parallel / n * size / 60:.1f} min ({parallel / n:.2f} s per submission)")
+    print(f"the judge alone ({isolation.describe()}): {judged / n:.2f} s per submission, "
+          f"{judged / serial:.0%} of the serial nbgrader pass")
     print(f"before: {before}; between: {between}; after: {after}")
 
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install what the hub and PostgreSQL tests need besides Python packages, on Debian, as root:
+# Install what the grading sandbox, the hub and PostgreSQL tests need besides Python packages, on Debian, as root:
+#   - bubblewrap from Debian's packages (workbook.sandbox runs student code in it; the sandbox tests need it),
 #   - Chromium from Debian's packages (Playwright drives /usr/bin/chromium; no browser download),
 #   - PostgreSQL's server from Debian's packages (tests/test_postgres.py starts its own on 127.0.0.1),
 #   - configurable-http-proxy from the npm registry into .hub-deps/ of this checkout (not global).
@@ -17,6 +18,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 missing=()
+command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v npm >/dev/null || missing+=(nodejs npm)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
@@ -24,7 +26,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update
     DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-echo "install-system-deps: $(chromium --version 2>/dev/null)"
+echo "install-system-deps: $(bwrap --version), $(chromium --version 2>/dev/null)"
 
 if [ ! -x "$prefix/node_modules/.bin/configurable-http-proxy" ]; then
     mkdir -p "$prefix"

@@ -12,12 +12,15 @@ import nbformat
 
 from workbook.course import Course
 from workbook.labs import LABS
+from workbook.release import hidden_case_secrets
 from workbook.starters import replace_region
 from workbook.submissions import complete, submit
 
 LAB3 = "03_budget_projection"
 DUE = datetime(2026, 12, 15, 17, 0, tzinfo=UTC)
 """The due date of the course these submissions go to; every submission but ``late`` is an hour early."""
+BAD_TIMESTAMP = "yesterday, around noon"
+"""What a hand-edited ``timestamp.txt`` may hold: nbgrader itself cannot parse it."""
 NOISY_BUILD_CONTEXT = '''
 
 import logging as _logging
@@ -94,6 +97,8 @@ def submit_accidents(course: Course, scratch: Path) -> dict[str, str]:
         "exits": "os._exit(0) inside lab 4's create_compaction_entry",
         "warns": "lab 3's build_context warns, logs and prints to stderr",
         "late": "the solutions and lab 1's written answer, an hour after the due date",
+        "badtime": f"the solutions, with {BAD_TIMESTAMP!r} in timestamp.txt",
+        "guessed": f"{LAB3}: a note of the student's own that happens to write out a hidden case's call",
     }
     for student in ("complete", "copied", "deleted", "edited"):
         submit(course, student, package, on_time)
@@ -109,7 +114,17 @@ def submit_accidents(course: Course, scratch: Path) -> dict[str, str]:
     (noisy / "budget.py").write_text((noisy / "budget.py").read_text() + NOISY_BUILD_CONTEXT)
     submit(course, "warns", noisy, on_time)
     submit(course, "late", package, DUE + timedelta(hours=1), answered_labs=(1,))
+    (submit(course, "badtime", package, on_time) / "timestamp.txt").write_text(BAD_TIMESTAMP)
+    submit(course, "guessed", package, on_time)
+    edit_notebook(course.submitted("guessed"), LAB3, lambda content: content.cells.append(
+        nbformat.v4.new_markdown_cell(f"My own try: `{hidden_call(course, 3)}`")))
     return made
+
+
+def hidden_call(course: Course, lab: int) -> str:
+    """The call of one of lab ``lab``'s secret hidden cases (one a feedback page must never show)."""
+    return next(calls[0] for key, calls in sorted(hidden_case_secrets(course).items())
+                if key.startswith(f"hidden case lab{lab}"))
 
 
 def set_due_date_and_zero_penalty(course: Course) -> None:

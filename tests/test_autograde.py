@@ -21,6 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from accident_submissions import (
+    BAD_TIMESTAMP,
     DUE,
     LAB3,
     grade_by_hand,
@@ -30,13 +31,15 @@ from accident_submissions import (
 )
 from rich.console import Console
 
-from workbook.autograde import Outcome, autograde, default_jobs, grade_with_progress
+from workbook import sandbox
+from workbook.autograde import Outcome, autograde, course_isolation, default_jobs, grade_with_progress
 from workbook.cli import main
 from workbook.course import Course, CourseError, build
 from workbook.feedback import html_text
 from workbook.grades import StudentGrades, read_grades
 from workbook.labs import LABS
 from workbook.release import release
+from workbook.sandbox import SandboxUnavailable
 from workbook.scoring import read_results
 from workbook.submissions import complete, submit
 
@@ -191,6 +194,25 @@ def test_warnings_log_lines_and_stderr_are_shown_and_never_scored(graded):
 
 
 @pytest.mark.slow
+def test_a_malformed_timestamp_is_graded_as_on_time_and_said(graded):
+    same_as_complete(graded, "badtime")
+    note = f"timestamp.txt is not a time ({BAD_TIMESTAMP!r}): graded as on time"
+    assert graded.notes("badtime") == [note]
+    assert note in graded.row("badtime") and graded.csv["badtime"]["grading_notes"] == note
+    assert graded.grades["badtime"].penalty == 0 and graded.grades["badtime"].seconds_late == 0
+
+
+@pytest.mark.slow
+def test_one_students_feedback_failing_its_check_is_removed_and_named_and_the_others_get_theirs(graded):
+    assert graded.outcomes["guessed"].graded and graded.scores("guessed") == graded.scores("complete")
+    assert not graded.course.feedback("guessed").exists(), "no page of that student is left on disk"
+    printed = " ".join(graded.after.split())
+    assert f"guessed: feedback withheld ({graded.course.feedback('guessed') / LAB3}.html: shows" in printed
+    others = [student for student in graded.outcomes if student != "guessed"]
+    assert [student for student in others if len(list(graded.course.feedback(student).glob("*.html"))) != 5] == []
+
+
+@pytest.mark.slow
 def test_the_late_penalty_covers_hand_graded_points_when_grades_are_read(graded):
     assert graded.grades["late"].penalty == graded.grades["late"].score > 0
     assert graded.grades["late"].total == 0
@@ -289,3 +311,31 @@ def test_a_failed_outcome_names_the_exception_behind_nbgrader_summary(tmp_path):
     assert Outcome("ada", "graded", 3.0, log).reason() == ""
     assert Outcome("ada", "failed", 3.0, Path(tmp_path / "none.log"), why="its grading process died (killed by "
                    "signal SIGKILL)").reason().startswith("its grading process died (killed by signal SIGKILL)")
+    assert Outcome("ada", "refused", 0.0, log, why="pipe is a fifo").reason() == "not graded: pipe is a fifo"
+
+
+def test_autograde_with_isolation_required_refuses_to_grade_without_a_sandbox(tmp_path, monkeypatch, capsys):
+    course = build(tmp_path / "course")
+    course.submitted("ada").mkdir(parents=True)
+    monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap, setpriv or prlimit
+    sandbox._sandbox_problem.cache_clear()
+    try:
+        assert main(["autograde", "--course", str(course.root), "--isolation", "required"]) == 1
+    finally:
+        sandbox._sandbox_problem.cache_clear()
+    printed = " ".join(capsys.readouterr().out.split())
+    assert "workbook autograde: cannot sandbox student code: bwrap, setpriv, prlimit not found on PATH; " \
+           "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap" in printed
+    assert not course.autograded("ada").exists() and not (course.root / "logs").exists()
+
+
+def test_a_course_config_older_than_the_sandbox_is_said_to_run_kernels_unsandboxed(tmp_path):
+    course = build(tmp_path / "course")
+    text = course.config_file.read_text()
+    course.config_file.write_text(text[:text.index("c.Autograde.autograde_preprocessors")])
+    assert course_isolation(course, "auto").describe() == (
+        f"sandbox: none ({course.config_file} predates the sandbox; `workbook build --force` rewrites it, "
+        "keeping submissions)")
+    with pytest.raises(SandboxUnavailable, match="predates the sandbox"):
+        course_isolation(course, "required")
+    assert course_isolation(course, "off").describe() == "sandbox: none (isolation off)"

@@ -11,9 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sessions import active_path
 
+from compaction_lab import budget
 from compaction_lab.budget import build_context
 from compaction_lab.provided.errors import BudgetError
 from compaction_lab.provided.example import estimate_example_tokens, example_entries
+from compaction_lab.provided.scenarios import compacted_path
+from compaction_lab.resumption import ResumePoint, message_entries, summary_message
 from factories import naming, options
 
 pytestmark = pytest.mark.lab3
@@ -125,3 +128,14 @@ def test_lab3_property_tokens_add_up_and_whole_interactions_are_kept(path, max_t
     if context.reason != "single_group_overflow":
         assert tokens.total <= max_tokens
     assert path == snapshot
+
+
+def test_lab3_a_compactions_summary_is_paid_before_any_interaction(monkeypatch):
+    # Lab 3 on its own: where compact-1 resumes (lab 5's answer) is given, built from provided helpers.
+    path = compacted_path()
+    summary = summary_message(path[-1]["summary"])
+    start = ResumePoint("compact-1", summary, message_entries(path[2:-1]))
+    monkeypatch.setattr(budget, "resume_point", lambda entries: start)
+    context = build_context(path, options(36))
+    assert (context.compaction_id, context.reason, context.tokens.messages) == ("compact-1", "trimmed", 26)
+    assert context.kept_entry_ids == LAST_GROUP

@@ -1,4 +1,5 @@
-"""Lab 4, compaction creation: parent from the active path, keep only from an interaction's start."""
+"""Lab 4, compaction creation: parent from the active path, keep only from an interaction's start, and
+compact something."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def test_lab4_parent_comes_from_the_path_and_nothing_is_shared():
 @pytest.mark.focused
 def test_lab4_invalid_inputs_are_rejected_naming_the_id():
     path = example_entries()
-    for inside in ("a2", "calls", "r-test", "r-read", "a3", "missing"):
+    for inside in ("u1", "a2", "calls", "r-test", "r-read", "a3", "missing"):
         with pytest.raises(CompactionError, match=naming(inside)):
             compact(path, first_kept=inside)
     with pytest.raises(CompactionError, match=naming("compact-1")):
@@ -55,16 +56,28 @@ def test_lab4_invalid_inputs_are_rejected_naming_the_id():
     assert path == example_entries()
 
 
-def test_lab4_every_interaction_start_is_a_valid_first_kept_entry():
-    for first in ("u1", "u2", "u3"):
+def test_lab4_every_interaction_start_but_the_first_is_a_valid_first_kept_entry():
+    for first in ("u2", "u3"):
         assert compact(example_entries(), first_kept=first)["firstKeptEntryId"] == first
+
+
+def test_lab4_a_compaction_must_compact_something():
+    path = example_entries()[:4]  # u1 a1 u2 a2, no compaction yet
+    with pytest.raises(CompactionError, match=naming("u1")):
+        compact(path, first_kept="u1")
+    path.append(compact(path))  # keeps from u2
+    snapshot = copy.deepcopy(path)
+    with pytest.raises(CompactionError, match=naming("u2")):
+        compact(path, entry_id="compact-2", first_kept="u2")
+    assert path == snapshot
 
 
 def test_lab4_after_a_compaction_only_its_kept_suffix_counts():
     path = example_entries()
     path.append(compact(path))
-    with pytest.raises(CompactionError, match=naming("u1")):
-        compact(path, entry_id="compact-2", first_kept="u1")
+    for before in ("u1", "a1"):
+        with pytest.raises(CompactionError, match=naming(before)):
+            compact(path, entry_id="compact-2", first_kept=before)
     second = compact(path, entry_id="compact-2", first_kept="u3")
     assert (second["parentId"], second["firstKeptEntryId"]) == ("compact-1", "u3")
 

@@ -5,15 +5,23 @@ from __future__ import annotations
 
 import filecmp
 import json
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
 from rich.console import Console
+from traitlets.utils.importstring import import_item
 
+from workbook.cases import HIDDEN_CASES
 from workbook.cli import main
-from workbook.course import ASSIGNMENT, Course, CourseError, build
+from workbook.course import ASSIGNMENT, AUTOGRADE_PREPROCESSORS, Course, CourseError, build
 from workbook.paths import NOTEBOOKS, STARTERS
-from workbook.release import HIDDEN, ReleaseLeakError, check_release, notebook_secrets
+from workbook.release import SOLUTION, ReleaseLeakError, check_release, notebook_secrets
+from workbook.sandbox_kernel import SandboxExecute, SandboxKernelManager
+from workbook.scoring import JudgeNotebook, course_case_book
 from workbook.starters import MarkerError, modules, replace_region
 
 LAB_MODULES = ["compaction_lab/records.py", "compaction_lab/grouping.py", "compaction_lab/budget.py",
@@ -24,8 +32,10 @@ def starter_modules() -> list[str]:
     return modules(STARTERS)
 
 
-def test_build_lays_out_source_config_and_gradebook(tmp_path):
+def test_build_lays_out_source_config_and_gradebook(tmp_path, capsys):
     assert main(["build", "--course", str(tmp_path / "course")]) == 0
+    next_step = capsys.readouterr().out.splitlines()[-1]
+    assert next_step == f"next: {Path(sys.executable).absolute().parent / 'workbook'} release"  # no venv on PATH
     course = Course(tmp_path / "course")
     assert sorted(path.name for path in course.source.glob("*.ipynb")) == sorted(
         path.name for path in NOTEBOOKS.glob("*.ipynb"))
@@ -33,10 +43,22 @@ def test_build_lays_out_source_config_and_gradebook(tmp_path):
     assert modules(package) == starter_modules()
     assert filecmp.cmpfiles(STARTERS, package, starter_modules(), shallow=False)[1:] == ([], [])
     assert (course.root / "gradebook.db").is_file()
+    assert modules(course.hidden_cases) == modules(HIDDEN_CASES), "the hidden cases, beside source/, never in it"
     config = course.config()
     assert config.Autograde.exclude_overwriting == {ASSIGNMENT: LAB_MODULES}
     assert config.Execute.timeout == 20
     assert course.coursedir().db_url == f"sqlite:///{course.root}/gradebook.db"
+    assert config.SandboxKernelManager.isolation == "auto"
+    assert config.Autograde.autograde_preprocessors == list(AUTOGRADE_PREPROCESSORS)
+
+
+def test_the_autograde_preprocessors_are_nbgraders_with_the_sandboxed_execute_and_the_judge_last():
+    """nbgrader's own list, Execute swapped, the judge appended: an nbgrader upgrade that changes the list shows
+    up here."""
+    sandboxed = [import_item(name) for name in AUTOGRADE_PREPROCESSORS]
+    nbgraders = Autograde.class_traits()["autograde_preprocessors"].default()
+    assert [SandboxExecute if item is Execute else item for item in nbgraders] + [JudgeNotebook] == sandboxed
+    assert SandboxExecute().kernel_manager_class is SandboxKernelManager
 
 
 def test_build_refuses_an_existing_course_unless_forced(tmp_path):
@@ -69,7 +91,7 @@ def released(tmp_path_factory) -> Course:
     course = build(tmp_path_factory.mktemp("released") / "course")
     printed = StringIO()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("workbook.cli.Console", lambda: Console(file=printed, width=300))
+        patch.setattr("rich.console.Console", lambda: Console(file=printed, width=300))  # cli imports it lazily
         assert main(["release", "--course", str(course.root)]) == 0
     course.root.joinpath("release-output.txt").write_text(printed.getvalue())
     return course
@@ -98,15 +120,14 @@ def test_release_holds_no_hidden_test_no_solution_and_the_starter_package(releas
 
 
 @pytest.mark.slow
-def test_release_check_names_a_leaked_hidden_test(released):
-    secrets = notebook_secrets(sorted(released.source.glob("*.ipynb")), (HIDDEN,))
-    where, lines = next(iter(secrets.items()))  # "NB.ipynb grade_id", its hidden lines
-    target = released.release / where.split()[0]
+def test_release_check_names_a_leaked_hidden_case(released):
+    hidden = next(case for case in course_case_book(released).cases if case.hidden)
+    target = released.release / "03_budget_projection.ipynb"
     original = target.read_text()
-    leaked = {"cell_type": "markdown", "metadata": {}, "source": lines[0]}
+    leaked = {"cell_type": "markdown", "metadata": {}, "source": f"Hint: {hidden.call}"}
     try:
         target.write_text(original.replace('"cells": [', '"cells": [' + json.dumps(leaked) + ",", 1))
-        with pytest.raises(ReleaseLeakError, match=where.split()[1]):
+        with pytest.raises(ReleaseLeakError, match=f"hidden case {hidden.key}"):
             check_release(released)
     finally:
         target.write_text(original)
@@ -121,9 +142,17 @@ def test_replace_region_keeps_markers_and_indent():
         replace_region(source, 2, "pass", "m.py")
 
 
+def test_replace_region_reaches_a_later_region_of_the_lab():
+    source = "# BEGIN LAB 2\nx = 1\n# END LAB 2\n# BEGIN LAB 2\ny = 1\n# END LAB 2\n"
+    assert replace_region(source, 2, "y = 2", "m.py", occurrence=1) == (
+        "# BEGIN LAB 2\nx = 1\n# END LAB 2\n# BEGIN LAB 2\ny = 2\n# END LAB 2\n")
+    with pytest.raises(MarkerError, match="m.py: no BEGIN LAB 2 region number 3"):
+        replace_region(source, 2, "pass", "m.py", occurrence=2)
+
+
 @pytest.mark.slow
 def test_release_check_finds_a_leaked_line_with_quotes(released):
-    secrets = notebook_secrets(sorted(released.source.glob("*.ipynb")), (HIDDEN,))
+    secrets = notebook_secrets(sorted(released.source.glob("*.ipynb")), (SOLUTION,))
     where, line = next((where, line) for where, lines in secrets.items() for line in lines if '"' in line)
     target = released.release / where.split()[0]
     original = target.read_text()

@@ -1,5 +1,6 @@
-"""``workbook demo``: the whole pipeline on the four bundled samples, with the expected scores, feedback
-pages that show no hidden-test code, and the CSV export."""
+"""``workbook demo``: the whole pipeline on the four bundled samples, with the expected scores (the judge's:
+each lab graded on its own code), feedback pages showing the judge's results and no hidden case's inputs,
+the CSV export and the cohort report."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from workbook.cli import main
 from workbook.course import Course
 from workbook.demo import demo
 from workbook.feedback import html_text
-from workbook.release import HIDDEN, notebook_secrets
+from workbook.release import hidden_case_secrets
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +23,7 @@ EXPECTED = {
     "complete": [8, 8, 8, 8, 8],  # full marks less the manual answers
     "blank": [0, 0, 0, 0, 0],
     "partial": [8, 8, 0, 0, 0],  # labs 1 and 2 done
-    "buggy": [8, 8, 3, 8, 2],  # messages[-3:] fails lab 3's trimming tests and lab 5's, which build contexts
+    "buggy": [8, 8, 2, 8, 8],  # messages[-3:] fails lab 3; lab 5 is graded with the reference lab 3
 }
 
 
@@ -60,7 +61,7 @@ def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_ru
                                                if f" {student} " in line).split("│")[2:9]]
         assert cells == [f"{score}/8" for score in EXPECTED[student]] + [manual, f"{sum(EXPECTED[student])}/50"]
     mean_row = [cell.strip() for cell in next(line for line in printed.splitlines() if " mean " in line).split("│")]
-    assert mean_row[2:9] == ["6", "6", "2.8", "4", "2.5", "", "21.2"]  # (8+3)/4 = 2.75 and 85/4 = 21.25, rounded
+    assert mean_row[2:9] == ["6", "6", "2.5", "4", "4", "", "22.5"]  # (8+2)/4 and (40+16+34)/4
     assert "note: 12 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
 
 
@@ -76,23 +77,31 @@ def test_feedback_and_export_say_that_hand_graded_answers_are_pending(demo_run, 
     assert ids == sorted(EXPECTED)
 
 
-def test_feedback_shows_failed_hidden_tests_by_name_but_never_their_code(demo_run):
+def test_feedback_shows_the_judges_results_and_hidden_cases_only_by_name_and_hint(demo_run):
     course, _, _ = demo_run
-    secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")), (HIDDEN,))
+    secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
     pages = sorted((course.root / "feedback").rglob("*.html"))
-    assert len(pages) == 4 * 5
+    assert len(pages) == 4 * 5 and secrets
     for page in pages:
-        raw, text = page.read_text(), html_text(page)
-        assert "HIDDEN TESTS" not in raw
-        assert not [line for lines in secrets.values() for line in lines if line in text], page
+        text = html_text(page)
+        assert not [call for call in secrets if call in text], page
     buggy_lab3 = html_text(course.feedback("buggy") / "03_budget_projection.html")
     hidden_cell = buggy_lab3.split("Grade cell: lab3_complete_and_zero_budget")[1].split("Grade cell:")[0]
     assert "Score: 0.0 / 1.0" in hidden_cell
-    assert "hidden test (code not shown)" in hidden_cell
-    assert "AssertionError: hidden test failed in lab3_complete_and_zero_budget" in hidden_cell
-    assert "called build_context" not in hidden_cell and "first difference at [" not in hidden_cell
+    assert "✗ hidden test no_skipping_ahead: The walk stops at the first interaction that does not fit" in hidden_cell
+    assert "called build_context" not in hidden_cell
+    visible_cell = buggy_lab3.split("Grade cell: lab3_trim_boundary")[1].split("Grade cell:")[0]
+    assert "✗ window_30_keeps_one: called build_context(example_entries(), example_options(max_tokens=30)), " \
+           "got .kept_entry_ids[0] = 'r-test', expected 'u3'" in visible_cell
     blank_lab1 = html_text(course.feedback("blank") / "01_record_parsing.html")
-    assert "LabNotImplementedError" in blank_lab1, "the student's own error stays visible"
+    assert "Lab 1 (record parsing): parse_compaction_entry() is not implemented yet" in blank_lab1
+
+
+def test_the_review_mark_names_lab_5_cells_that_ran_the_buggy_lab_3_in_the_notebook(demo_run):
+    _, _, printed = demo_run
+    flat = " ".join(printed.split())
+    assert "review buggy: lab5_resume_from_compaction (in-kernel 0, judge 2)" in flat
+    assert "review complete" not in flat and "review blank" not in flat
 
 
 def test_the_export_has_a_column_per_lab(demo_run):

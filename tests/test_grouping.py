@@ -54,26 +54,37 @@ def test_lab2_results_in_any_order_still_form_the_interaction():
 def test_lab2_broken_tool_facts_are_rejected_naming_the_id():
     entries = example_entries()
     entries[6]["message"]["toolCallId"] = "unknown-1"
-    with pytest.raises(InteractionError, match=naming("unknown-1")):
+    with pytest.raises(InteractionError, match=naming(("unknown-1", "r-test", "test-1", "calls"))):
         group_interactions(entries)
     missing = [entry for entry in example_entries() if entry["id"] != "r-read"]
-    with pytest.raises(InteractionError, match=naming("read-1")):
+    with pytest.raises(InteractionError, match=naming(("read-1", "calls"))):
         group_interactions(missing)
+    repeated = [user("u1", None), assistant("a1", "u1", "call_0"), result("r1", "a1", "call_0"),
+                user("u2", "r1"), assistant("a2", "u2", "call_0"), result("r2", "a2", "call_0")]
+    with pytest.raises(InteractionError, match=naming("call_0", "a1", "a2")):
+        group_interactions(repeated)
 
 
 @pytest.mark.parametrize(
     ("entries", "named"),
     [
-        ([user("u", None), assistant("a", "u", "c1", "c1"), result("r", "a", "c1")], "c1"),
-        ([user("u", None), assistant("a", "u", "c1"), result("r1", "a", "c1"), result("r2", "r1", "c1")], ("r2", "c1")),
-        ([assistant("a", "x"), user("u", "a")], "a"),
-        ([user("u", None), assistant("a", "u", "c1"), user("u2", "a"), result("r", "u2", "c1")], "c1"),
+        ([user("u1", None), assistant("a1", "u1", "c1", "c1"), result("r1", "a1", "c1")], ("c1", "a1")),
+        ([user("u1", None), assistant("a1", "u1", "c1"), result("r1", "a1", "c1"), result("r2", "r1", "c1")],
+         (("r2", "c1"),)),
+        ([assistant("a1", "x"), user("u1", "a1")], ("a1",)),
+        ([user("u1", None), assistant("a1", "u1", "c1"), user("u2", "a1"), result("r1", "u2", "c1")],
+         (("c1", "a1", "r1"),)),
+        ([user("u1", None), assistant("a1", "u1", "c1"), result("r1", "a1", "c1"), user("u2", "r1"),
+          assistant("a2", "u2", "c2"), result("r2", "a2", "c2"), user("u3", "r2"), assistant("a3", "u3", "c1"),
+          result("r3", "a3", "c1")], ("c1", "a1", "a3")),
     ],
-    ids=["duplicate call id", "second result", "leading assistant", "result in a later interaction"],
+    ids=["call id declared twice in one message", "second result", "leading assistant",
+         "result in a later interaction", "call id repeated two interactions later"],
 )
 def test_lab2_violations_name_the_entry_or_call(entries, named):
+    """``named``: what the message must name (a tuple inside it: one of those ids is enough)."""
     before = copy.deepcopy(entries)
-    with pytest.raises(InteractionError, match=naming(named)):
+    with pytest.raises(InteractionError, match=naming(*named)):
         group_interactions(entries)
     assert entries == before
 

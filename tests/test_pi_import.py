@@ -230,6 +230,12 @@ def replace_line(tmp_path: Path, source: Path, number: int, text: str) -> Path:
     (V3_SMALL, 16, '{"type":"compaction","id":"f1000001","parentId":"e1000005","timestamp":"2025-01-02T03:04:35Z",'
                    '"summary":"s","firstKeptEntryId":"f1000002","tokensBefore":1}',
      ["line 16", "first kept entry 'f1000002'"]),
+    # Text that can never be sent: half of an emoji's surrogate pair, as a JSON escape.
+    (V3_SMALL, 3, '{"type":"message","id":"b1000001","parentId":"a1000001","timestamp":"2025-01-02T03:04:22.000Z",'
+                  '"message":{"role":"user","content":[{"type":"text","text":"cut emoji \\ud83d"}]}}',
+     ["line 3", "'b1000001'", "message.content[0].text", "surrogate"]),
+    (V1_SMALL, 7, '{"type":"message","timestamp":"2025-01-02T03:04:11Z","message":{"role":"bashExecution",'
+                  '"command":"echo \\udc00","output":""}}', ["line 7", "'line-7'", "data.command", "surrogate"]),
 ])
 def test_bad_lines_are_errors_naming_their_line(tmp_path, source, number, text, words):
     file = replace_line(tmp_path, source, number, text)

@@ -1,17 +1,19 @@
-"""``workbook practice`` and ``workbook check``: a self-study workspace and the focused tests on its package."""
+"""``workbook practice``: a self-study workspace and the JupyterLab a student gets on it (the server itself is
+started in tests/test_student_loop.py)."""
 
 from __future__ import annotations
 
 import filecmp
-import shutil
+import json
+import sys
+from pathlib import Path
 
 import pytest
-from traitlets.config.loader import PyFileConfigLoader
 
 from workbook.cli import main
-from workbook.course import DEFAULT_CELL_TIMEOUT, CourseError
-from workbook.paths import NOTEBOOKS, SOLUTIONS, STARTERS, TESTS
-from workbook.practice import check_command, practice
+from workbook.course import CourseError
+from workbook.paths import NOTEBOOKS, STARTERS
+from workbook.practice import CONFIG, lab_command, practice
 from workbook.starters import modules
 
 pytestmark = pytest.mark.slow
@@ -20,7 +22,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory):
     folder = tmp_path_factory.mktemp("practice") / "labs"
-    assert main(["practice", str(folder)]) == 0
+    assert main(["practice", str(folder), "--no-lab"]) == 0
     return folder
 
 
@@ -31,8 +33,6 @@ def test_the_workspace_holds_released_notebooks_and_a_fresh_starter_package(work
         assert "HIDDEN TESTS" not in path.read_text() and "BEGIN SOLUTION" not in path.read_text()
     names = modules(STARTERS)
     assert modules(workspace / "compaction_lab") == names
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(workspace)).load_config()
-    assert config.Execute.timeout == DEFAULT_CELL_TIMEOUT, "Validate in the workspace uses the labs' time limit"
     assert filecmp.cmpfiles(STARTERS, workspace / "compaction_lab", names, shallow=False)[1:] == ([], [])
 
 
@@ -41,35 +41,27 @@ def test_practice_never_overwrites_a_workspace(workspace):
         practice(workspace)
 
 
-def test_check_runs_the_focused_tests_of_one_lab_on_the_workspace_package(workspace, tmp_path, capfd):
-    command = check_command(workspace, 1)
-    assert command[3:] == [str(TESTS / "test_records.py"), "-q", "-p", "no:cacheprovider",
-                           "-p", "workbook.focused_tests", "--timeout", str(DEFAULT_CELL_TIMEOUT),
-                           "--lab-package", str(workspace / "compaction_lab"), "--focused-lab", "1"]
-    assert main(["check", "1", "--workspace", str(workspace)]) == 1  # the starter: not implemented yet
-    out = capfd.readouterr().out
-    assert out.splitlines()[-1].startswith("3 failed in ")
-    assert "deselected" not in out
-    done = tmp_path / "done"
-    shutil.copytree(workspace / "compaction_lab", done / "compaction_lab")
-    shutil.copyfile(SOLUTIONS / "records.py", done / "compaction_lab" / "records.py")
-    assert main(["check", "1", "--workspace", str(done)]) == 0
-    assert capfd.readouterr().out.splitlines()[-1].startswith("3 passed in ")
+def test_no_lab_prints_next_steps_with_full_paths(tmp_path, capsys):
+    folder = tmp_path / "labs"
+    assert main(["practice", str(folder), "--no-lab"]) == 0
+    out = capsys.readouterr().out
+    workbook = Path(sys.executable).absolute().parent / "workbook"
+    assert f"next: {workbook} practice {folder}   (JupyterLab on your labs)" in out
+    assert f"then, after editing a lab: {workbook} check 1 --workspace {folder}" in out
+    assert main(["practice", str(folder), "--no-lab"]) == 0  # an existing workspace is opened, not rewritten
+    assert "wrote" not in capsys.readouterr().out
 
 
-def test_check_without_a_lab_runs_the_fourteen_focused_tests_of_the_five_files(workspace, capfd):
-    command = check_command(workspace)
-    assert command[3:8] == [str(TESTS / f"test_{name}.py")
-                            for name in ("records", "grouping", "budget", "compaction", "resumption")]
-    assert "--focused-lab" not in command
-    assert main(["check", "--workspace", str(workspace)]) == 1
-    assert capfd.readouterr().out.splitlines()[-1].startswith("14 failed in ")
-
-
-def test_check_names_a_missing_package_and_a_wrong_lab(tmp_path, capsys):
-    assert main(["check", "--workspace", str(tmp_path)]) == 1
-    assert "no compaction_lab/ package" in capsys.readouterr().out
-    (tmp_path / "compaction_lab").mkdir()
-    (tmp_path / "compaction_lab" / "__init__.py").write_text("")
-    assert main(["check", "6", "--workspace", str(tmp_path)]) == 1
-    assert "there is no lab 6" in capsys.readouterr().out
+def test_jupyterlab_gets_the_students_extensions_first_on_its_config_path(workspace, monkeypatch):
+    monkeypatch.setenv("JUPYTER_CONFIG_PATH", "/etc/elsewhere")
+    command, environment = lab_command(workspace, ["--no-browser"])
+    assert command == [sys.executable, "-m", "jupyterlab", str(workspace), "--no-browser"]
+    assert environment["JUPYTER_CONFIG_PATH"] == f"{CONFIG}:/etc/elsewhere"
+    disabled = json.loads((CONFIG / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    assert {name for name, off in disabled.items() if off} >= {
+        "@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment", "@jupyter/nbgrader:assignment-list",
+        "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:menu"}
+    server = json.loads((CONFIG / "jupyter_server_config.d" / "workbook-practice.json").read_text())
+    assert server["ServerApp"]["jpserver_extensions"] == {
+        "nbgrader.server_extensions.formgrader": False, "nbgrader.server_extensions.assignment_list": False,
+        "nbgrader.server_extensions.course_list": False, "nbgrader.server_extensions.validate_assignment": True}

@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import math
+import subprocess
+import sys
 
 import pytest
 
@@ -151,3 +153,109 @@ def test_lab1_path_to_follows_parents_and_rejects_cycles():
     entries[0]["parentId"] = "a1"
     with pytest.raises(SessionStoreError, match="cycle"):
         path_to(entries, "a2")
+
+
+# --- one writer per session file ---------------------------------------------------------------------
+
+HOLD_THE_FILE = """
+import sys
+sys.path.insert(0, sys.argv[1])
+from compaction_lab.provided.example import example_entries
+from compaction_lab.provided.stores import JsonlSessionStore
+store = JsonlSessionStore(sys.argv[2])
+store.append(example_entries()[0])
+print("holding", flush=True)
+sys.stdin.readline()
+store.append(example_entries()[1])
+"""
+
+
+def test_lab1_two_stores_on_one_file_never_both_write(tmp_path):
+    path = tmp_path / "session.jsonl"
+    first, second = JsonlSessionStore(path), JsonlSessionStore(path)
+    first.append(example_entries()[0])
+    with pytest.raises(SessionStoreError, match=naming(str(path), "another open store")):
+        second.append(example_entries()[0])
+    assert ids(JsonlSessionStore(path).entries()) == ["u1"]
+    first.close()
+    second.append(example_entries()[1])  # the lock is free: second reads the file again, then appends
+    assert ids(second.entries()) == ["u1", "a1"]
+    assert ids(JsonlSessionStore(path).entries()) == ["u1", "a1"]
+
+
+def test_lab1_a_store_in_another_process_holds_the_file_until_it_is_done(tmp_path, lab_package):
+    path = tmp_path / "session.jsonl"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_THE_FILE, str(lab_package.parent), str(path)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "holding\n"
+        mine = JsonlSessionStore(path)
+        assert ids(mine.entries()) == ["u1"]
+        with pytest.raises(SessionStoreError, match=naming(str(path), "another open store")):
+            mine.append(example_entries()[1])
+        holder.stdin.write("done\n")
+        holder.stdin.flush()
+        assert holder.wait(timeout=60) == 0
+    finally:
+        holder.kill()
+    mine.append(example_entries()[2])  # the holder exited: its a1 is read before u2 goes after it
+    assert ids(JsonlSessionStore(path).entries()) == ["u1", "a1", "u2"]
+
+
+# --- text that can never be sent ---------------------------------------------------------------------
+
+CUT_EMOJI = "cut emoji \ud83d"
+"""Half of a surrogate pair: a Python string or a JSON escape can hold it; UTF-8 cannot."""
+
+
+def tool_result_with(text: str) -> dict:
+    entry = copy.deepcopy(example_entries()[6])
+    entry["message"]["content"][0]["text"] = text
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("entry", "named"),
+    [
+        (example_entries()[0] | {"message": {"role": "user", "content": CUT_EMOJI}}, ("u1", "message.content")),
+        (example_entries()[0] | {"message": {"role": "user", "content": [{"type": "text", "text": CUT_EMOJI}]}},
+         ("u1", "message.content[0].text")),
+        (tool_result_with(CUT_EMOJI), ("r-test", "message.content[0].text")),
+        (example_entries()[0] | {"id": CUT_EMOJI}, "id"),
+        ({"type": "custom", "id": "m1", "parentId": None, "timestamp": 0, "customType": "note",
+          "data": {"lines": ["ok", CUT_EMOJI]}}, ("m1", "data.lines[1]")),
+        ({"type": "custom", "id": "m1", "parentId": None, "timestamp": 0, "customType": "note",
+          "data": {CUT_EMOJI: 1}}, ("m1", "data.")),
+        (compaction("compact-1", "a3", "u2", goal=CUT_EMOJI), ("compact-1", "summary.goal")),
+    ],
+    ids=["user string", "user text block", "tool result text", "entry id", "metadata list item", "metadata key",
+         "compaction goal"],
+)
+def test_lab1_a_lone_surrogate_is_refused_naming_the_entry_and_field(entry, named):
+    before = copy.deepcopy(entry)
+    with pytest.raises(SessionEntryError, match=naming(*((named,) if isinstance(named, str) else named))):
+        parse_session_entry(entry)
+    assert entry == before
+
+
+def test_lab1_a_lone_surrogate_in_a_json_line_is_refused_and_never_written(tmp_path):
+    line = ('{"type":"message","id":"u9","parentId":null,"timestamp":1,'
+            '"message":{"role":"user","content":"cut \\ud83d"}}')
+    assert "\\ud83d" in line and json.loads(line)["message"]["content"] == "cut \ud83d"
+    with pytest.raises(SessionEntryError, match=naming("u9", "message.content")):
+        parse_session_entry(json.loads(line))
+    path = tmp_path / "session.jsonl"
+    store = JsonlSessionStore(path)
+    store.append(example_entries()[0])
+    committed = path.read_bytes()
+    with pytest.raises(SessionEntryError, match=naming("r-test", "message.content[0].text")):
+        store.append(tool_result_with(CUT_EMOJI) | {"parentId": "u1"})
+    assert path.read_bytes() == committed and ids(store.entries()) == ["u1"]
+    path.write_bytes(committed + line.encode() + b"\n")
+    with pytest.raises(SessionStoreError, match=naming("line 2", "u9", "message.content")):
+        JsonlSessionStore(path)
+
+
+def test_lab1_a_whole_emoji_and_other_scripts_are_kept():
+    entry = example_entries()[0] | {"message": {"role": "user", "content": "emoji 😀 中文 \u0301"}}
+    assert parse_session_entry(entry)["message"]["content"] == "emoji 😀 中文 \u0301"

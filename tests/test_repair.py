@@ -11,14 +11,19 @@ import pytest
 from compaction_lab.budget import BudgetOptions, build_context
 from compaction_lab.compaction import create_compaction_entry
 from compaction_lab.grouping import group_interactions
-from compaction_lab.provided.errors import InteractionError
+from compaction_lab.provided.errors import CompactionError, InteractionError
 from compaction_lab.provided.estimators import chars4
 from compaction_lab.provided.example import example_entries, example_summary
 from compaction_lab.provided.pi_import import load_pi_session
-from compaction_lab.provided.repair import dangling_tool_calls, repair_dangling_tool_calls
+from compaction_lab.provided.repair import (
+    InterruptedCall,
+    dangling_tool_calls,
+    interrupted_tool_calls,
+    repair_dangling_tool_calls,
+)
 from compaction_lab.records import parse_session_entry
 from compaction_lab.resumption import message_entries
-from factories import assistant, result, user
+from factories import assistant, compaction, result, user
 
 
 def chain(entries: list[dict]) -> list[dict]:
@@ -46,17 +51,17 @@ def assert_every_call_has_its_result(messages: list[dict]) -> None:
     assert set(calls.values()) <= {1}
 
 
-def test_repair_adds_one_error_result_per_dangling_call_at_the_end_of_its_interaction():
+def test_repair_adds_one_error_result_per_dangling_call_right_after_its_batch():
     path = broken_path()
     original = copy.deepcopy(path)
     repaired = repair_dangling_tool_calls(path)
     assert path == original
     assert [(a.entry_id, a.call_id, a.call_entry_id, a.after_entry_id, a.interaction) for a in repaired.added] == [
-        ("synthetic-result-c1", "c1", "a1", "a2", 1), ("synthetic-result-c4", "c4", "a3", "r3", 2)]
-    assert [e["id"] for e in repaired.path] == ["u1", "a1", "r2", "a2", "synthetic-result-c1", "t1", "u2", "a3",
+        ("synthetic-result-c1", "c1", "a1", "r2", 1), ("synthetic-result-c4", "c4", "a3", "r3", 2)]
+    assert [e["id"] for e in repaired.path] == ["u1", "a1", "r2", "synthetic-result-c1", "a2", "t1", "u2", "a3",
                                                 "r3", "synthetic-result-c4"]
-    added = repaired.path[4]
-    assert added == {"type": "message", "id": "synthetic-result-c1", "parentId": "a2", "timestamp": 4,
+    added = repaired.path[3]
+    assert added == {"type": "message", "id": "synthetic-result-c1", "parentId": "r2", "timestamp": 3,
                      "message": {"role": "toolResult", "toolCallId": "c1", "toolName": "read", "content": [
                          {"type": "text", "text": "No result was recorded for tool call 'c1' (read); "
                                                   "the session ended the call without one."}],
@@ -72,7 +77,7 @@ def test_reject_or_repair_is_the_callers_choice():
     with pytest.raises(InteractionError, match="'c1'"):
         group_interactions(message_entries(path))
     groups = group_interactions(message_entries(repair_dangling_tool_calls(path).path))
-    assert [[e["id"] for e in g] for g in groups] == [["u1", "a1", "r2", "a2", "synthetic-result-c1"],
+    assert [[e["id"] for e in g] for g in groups] == [["u1", "a1", "r2", "synthetic-result-c1", "a2"],
                                                        ["u2", "a3", "r3", "synthetic-result-c4"]]
 
 
@@ -99,6 +104,56 @@ def test_a_taken_synthetic_id_gets_a_numeric_suffix():
     path = chain([user("synthetic-result-c1", None), assistant("a1", "", "c1")])
     [added] = repair_dangling_tool_calls(path).added
     assert added.entry_id == "synthetic-result-c1-2"
+
+
+def issue_path(*between: dict) -> list[dict]:
+    """u1; a1 calls k1, k2, k3; the result for k1, ``between`` (metadata, a compaction...), the result for k3; a2."""
+    return chain([user("u1", None), assistant("a1", "", "k1", "k2", "k3"), result("r-k1", "", "k1"), *between,
+                  result("r-k3", "", "k3"), assistant("a2", "", text="done")])
+
+
+def metadata(entry_id: str) -> dict:
+    return {"type": "thinking_level_change", "id": entry_id, "parentId": "", "timestamp": 0, "thinkingLevel": "high"}
+
+
+def assert_every_result_sits_with_its_call(repaired_path: list[dict]) -> None:
+    group_interactions(message_entries(repaired_path))
+    assert interrupted_tool_calls(repaired_path) == []
+
+
+def test_a_synthetic_result_goes_right_after_the_last_real_result_of_its_batch():
+    repaired = repair_dangling_tool_calls(issue_path())
+    assert [e["id"] for e in repaired.path] == ["u1", "a1", "r-k1", "r-k3", "synthetic-result-k2", "a2"]
+    assert repaired.path[4]["parentId"] == "r-k3" and repaired.added[0].after_entry_id == "r-k3"
+    assert_every_result_sits_with_its_call(repaired.path)
+
+
+def test_a_batch_without_any_real_result_gets_its_synthetic_results_right_after_the_call():
+    path = chain([user("u1", None), assistant("a1", "", "k1", "k2"), metadata("m1"), assistant("a2", "", text="no"),
+                  user("u2", None)])
+    repaired = repair_dangling_tool_calls(path)
+    assert [e["id"] for e in repaired.path] == ["u1", "a1", "synthetic-result-k1", "synthetic-result-k2", "m1", "a2",
+                                                "u2"]
+    assert_every_result_sits_with_its_call(repaired.path)
+
+
+@pytest.mark.parametrize("between", [metadata("m1"), compaction("c1", "", "u1")], ids=["metadata", "compaction"])
+def test_a_metadata_or_compaction_entry_in_the_batch_changes_nothing(between):
+    repaired = repair_dangling_tool_calls(issue_path(between))
+    assert [e["id"] for e in repaired.path] == ["u1", "a1", "r-k1", between["id"], "r-k3", "synthetic-result-k2",
+                                                "a2"]
+    assert_every_result_sits_with_its_call(repaired.path)
+
+
+def test_interrupted_tool_calls_names_the_message_between_a_call_and_its_result():
+    path = chain([user("u1", None), assistant("a1", "", "k1"), assistant("a2", "", text="thinking aloud"),
+                  metadata("m1"), result("r-k1", "", "k1"), assistant("a3", "", text="done")])
+    assert interrupted_tool_calls(path) == [InterruptedCall(call_id="k1", call_entry_id="a1", result_entry_id="r-k1",
+                                                            between_entry_id="a2")]
+    early = chain([user("u1", None), result("r-k1", "", "k1"), assistant("a0", "", text="wait"),
+                   assistant("a1", "", "k1")])
+    assert [item.between_entry_id for item in interrupted_tool_calls(early)] == ["a0"]
+    assert interrupted_tool_calls(example_entries()) == []
 
 
 def test_orphan_results_are_not_repaired_and_still_rejected():
@@ -131,6 +186,7 @@ def test_large_session_repair_adds_exactly_the_eighteen_dangling_results(shared_
     answered = {e["message"]["toolCallId"] for e in message_entries(path) if e["message"]["role"] == "toolResult"}
     assert {a.call_id for a in repaired.added} == calls - answered
     assert len(group_interactions(message_entries(repaired.path))) == 88
+    assert interrupted_tool_calls(repaired.path) == []
 
 
 EXPECTED_CONTEXTS = {
@@ -153,11 +209,16 @@ def test_after_repair_the_labs_run_on_real_sessions_and_keep_calls_with_results(
         got = (context.reason, len(context.kept_entry_ids), context.kept_entry_ids[0], context.tokens.messages)
         assert got == EXPECTED_CONTEXTS[name][window]
         assert_every_call_has_its_result(context.messages)
-        # Compact at the budget boundary (the first kept entry), append, resume.
-        compaction = create_compaction_entry(
-            repaired.path, id=f"compact-{window}", timestamp=repaired.path[-1]["timestamp"] + 1,
-            summary=example_summary(), first_kept_entry_id=context.kept_entry_ids[0],
-            tokens_before=context.tokens.total)
+        # Compact at the budget boundary (the first kept entry), append, resume. When everything fits, the
+        # boundary is the path's first message: a compaction there would compact nothing and is refused.
+        arguments = {"id": f"compact-{window}", "timestamp": repaired.path[-1]["timestamp"] + 1,
+                     "summary": example_summary(), "first_kept_entry_id": context.kept_entry_ids[0],
+                     "tokens_before": context.tokens.total}
+        if context.reason == "complete":
+            with pytest.raises(CompactionError, match=context.kept_entry_ids[0]):
+                create_compaction_entry(repaired.path, **arguments)
+            continue
+        compaction = create_compaction_entry(repaired.path, **arguments)
         assert compaction["parentId"] == repaired.path[-1]["id"]
         resumed = build_context([*repaired.path, compaction], options)
         assert resumed.compaction_id == f"compact-{window}"

@@ -1,7 +1,6 @@
-"""One time limit for the labs (issue 11, item 7): the course config (autograde), Validate on the hub and in a
-practice workspace, ``workbook check`` and the notebooks' opening text all say ``DEFAULT_CELL_TIMEOUT``
-seconds per cell; the notebooks also state the judge's limit per call (``CASE_SECONDS``). A practice
-workspace's own config is checked in ``test_practice.py``."""
+"""One time limit for the labs (issue 11, item 7): the course config (autograde), Validate on the hub and in
+``workbook practice``'s JupyterLab, and the notebooks' opening text all say ``DEFAULT_CELL_TIMEOUT`` seconds per
+cell; the notebooks also state the judge's limit per call (``CASE_SECONDS``), which decides the grade."""
 
 from __future__ import annotations
 
@@ -16,20 +15,17 @@ from workbook.autograde import cell_timeout
 from workbook.course import DEFAULT_CELL_TIMEOUT, build
 from workbook.judge import CASE_SECONDS
 from workbook.paths import NOTEBOOKS, REPO
-from workbook.practice import PRACTICE_CONFIG, check_command
+from workbook.practice import CONFIG
 
 COMMON_CONFIG = REPO / "deploy" / "jupyterhub" / "roles" / "common"
 
 
-def test_autograde_and_check_use_the_labs_time_limit(tmp_path):
+def test_autograde_and_practice_validate_use_the_labs_time_limit(tmp_path):
     course = build(tmp_path / "course")
     assert course.config().Execute.timeout == DEFAULT_CELL_TIMEOUT
     assert cell_timeout(course) == DEFAULT_CELL_TIMEOUT, "autograde's default is the course config's"
-    command = check_command(tmp_path)
-    assert command[command.index("--timeout") + 1] == str(DEFAULT_CELL_TIMEOUT)
-    (tmp_path / "nbgrader_config.py").write_text(PRACTICE_CONFIG.format(timeout=DEFAULT_CELL_TIMEOUT))
-    assert PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path)).load_config().Execute.timeout == \
-        DEFAULT_CELL_TIMEOUT
+    practice = PyFileConfigLoader("nbgrader_config.py", path=str(CONFIG)).load_config()
+    assert practice.Execute.timeout == DEFAULT_CELL_TIMEOUT, "Validate in `workbook practice`'s JupyterLab"
 
 
 def test_validate_on_the_hub_gets_the_limit_the_hub_passes(monkeypatch):

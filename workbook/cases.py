@@ -61,23 +61,30 @@ def load_cases(folder: Path, hidden: bool) -> tuple[Any, ...]:
     return tuple(found)
 
 
-def grade_points(notebooks: Path = NOTEBOOKS) -> dict[str, float]:
-    """``{grade_id: points}`` of the autograded cells (grade cells that are not answers) of ``notebooks``."""
-    points = {}
+def grade_points(notebooks: Path = NOTEBOOKS) -> tuple[dict[str, float], dict[str, float]]:
+    """``({grade_id: points}, {grade_id: extra-credit points})`` of the autograded cells (grade cells that are
+    not answers) of ``notebooks``. An extra-credit cell has nbgrader ``points`` 0 and its points in the cell's
+    ``workbook.extra_credit`` metadata: the judge writes them as nbgrader's extra credit, outside the lab's
+    points."""
+    points, extra = {}, {}
     for path in sorted(notebooks.glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
             flags = cell.metadata.get("nbgrader", {})
             if flags.get("grade") and not flags.get("solution"):
                 points[flags["grade_id"]] = float(flags.get("points", 0))
-    return points
+                if "extra_credit" in cell.metadata.get("workbook", {}):
+                    extra[flags["grade_id"]] = float(cell.metadata["workbook"]["extra_credit"])
+    return points, extra
 
 
 @dataclasses.dataclass(frozen=True)
 class CaseBook:
-    """Every case the judge runs (``cases``, visible then hidden) and the points of each grade cell."""
+    """Every case the judge runs (``cases``, visible then hidden), the points of each grade cell and the
+    extra-credit points of the extra-credit cells."""
 
     cases: tuple[Any, ...]
     points: dict[str, float]
+    extra: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def of_lab(self, lab: int) -> tuple[Any, ...]:
         """The cases of ``lab``, visible first."""
@@ -100,7 +107,7 @@ class CaseBook:
 
 def case_book(visible: Path = VISIBLE_CASES, hidden: Path = HIDDEN_CASES, notebooks: Path = NOTEBOOKS) -> CaseBook:
     """Load and check the cases of ``visible`` and ``hidden`` against the grade cells of ``notebooks``."""
-    book = CaseBook(load_cases(visible, hidden=False) + load_cases(hidden, hidden=True), grade_points(notebooks))
+    book = CaseBook(load_cases(visible, hidden=False) + load_cases(hidden, hidden=True), *grade_points(notebooks))
     book.check()
     return book
 

@@ -11,11 +11,14 @@ The config written here carries the settings a module-based course needs:
   copies from ``source/``), while the instructor's copies of every other file (``provided/example.py``,
   ``errors.py``, ...) still overwrite whatever a student changed there.
 - ``Execute.timeout``: the labs' time limit per cell (``DEFAULT_CELL_TIMEOUT`` seconds).
-- ``KernelManager.transport`` ``ipc``: kernels on Unix sockets, so parallel graders never race for a port.
 - ``Autograde.sanitize_preprocessors`` and ``OverwriteCells.add_missing_cells``: honest accidents
   (``workbook.accidents``).
 - ``GenerateFeedback.preprocessors`` adds ``workbook.feedback.JudgeResults``.
 - ``ExportApp.plugin_class`` is ``workbook.export.LabCsvExportPlugin`` (also for ``nbgrader export``).
+- ``Autograde.autograde_preprocessors`` is nbgrader's list with ``Execute`` replaced by
+  ``workbook.sandbox_kernel.SandboxExecute`` (``AUTOGRADE_PREPROCESSORS``): student notebooks run in
+  sandboxed kernels (over Unix sockets, so parallel graders never race for a port);
+  ``SandboxKernelManager.isolation`` (``auto``) says whether a sandbox is required.
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ from rich.console import Console
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from .errors import CourseError
 from .labs import LABS
-from .paths import HIDDEN_CASES, NOTEBOOKS, STARTERS
+from .paths import HIDDEN_CASES, NOTEBOOKS, STARTERS, script
 
 ASSIGNMENT = "compaction_labs"
 PACKAGE = "compaction_lab"
@@ -58,10 +62,6 @@ CONFIG_TEMPLATE = '''\
 Run nbgrader (or `workbook ...`) from this directory. See the project's README for each setting.
 """
 
-import os
-
-from jupyter_core.paths import jupyter_runtime_dir
-
 c = get_config()  # noqa: F821 (nbgrader's config loader provides get_config)
 
 {db_line}
@@ -76,13 +76,6 @@ c.Autograde.exclude_overwriting = {{
 # The labs' time limit (seconds per cell), the one the notebooks state and Validate, `workbook check` and
 # `workbook practice` use too; a cell that runs longer is interrupted.
 c.Execute.timeout = {timeout}
-
-# Kernels talk to the grader over Unix sockets in this account's private runtime folder: no TCP port for
-# parallel graders to race for (one socket prefix per grading process; nbgrader's kernels run one at a time).
-_runtime = jupyter_runtime_dir()
-os.makedirs(_runtime, mode=0o700, exist_ok=True)
-c.KernelManager.transport = "ipc"
-c.KernelManager.ip = os.path.join(_runtime, f"nbgrader-{{os.getpid()}}")
 
 # Honest accidents (workbook/accidents.py): a copied grade cell counts once (nbgrader's DeduplicateIds, then
 # DropClearedMetadata), a deleted one is restored from the release (add_missing_cells), an edited locked
@@ -106,7 +99,32 @@ c.GenerateFeedback.preprocessors = [
 
 # `nbgrader export` and `workbook export`: CSV via the csv module, one column per lab notebook.
 c.ExportApp.plugin_class = "workbook.export.LabCsvExportPlugin"
+
+# Student notebooks run in kernels inside a sandbox (bubblewrap: a private copy of the package, no
+# network, no course, gradebook or solutions in sight, limits; their sockets, not TCP ports, in that private
+# folder, so parallel graders never race for a port): nbgrader's list with Execute replaced.
+c.Autograde.autograde_preprocessors = [
+{autograde_preprocessors}
+]
+# required: refuse to grade where this machine cannot sandbox; auto: sandbox when it can, else run
+# student code as the grader; off: never. `workbook autograde --isolation` overrides it per run.
+c.SandboxKernelManager.isolation = "auto"
 '''
+
+SANDBOXED_EXECUTE = "workbook.sandbox_kernel.SandboxExecute"
+"""nbgrader's ``Execute`` with sandboxed kernels (``workbook.sandbox_kernel``), by its import name."""
+AUTOGRADE_PREPROCESSORS = (
+    SANDBOXED_EXECUTE,
+    "nbgrader.preprocessors.IgnorePattern",
+    "nbconvert.preprocessors.ClearMetadataPreprocessor",
+    "nbgrader.preprocessors.LimitOutput",
+    "nbgrader.preprocessors.SaveAutoGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+    "workbook.scoring.JudgeNotebook",
+)
+"""nbgrader 0.9's ``Autograde.autograde_preprocessors`` with ``Execute`` replaced by the sandboxed one and the
+judge last (a test checks it against nbgrader's default)."""
 
 
 # nbgrader runs `alembic` (a console script of this environment) when it creates a gradebook;
@@ -114,10 +132,6 @@ c.ExportApp.plugin_class = "workbook.export.LabCsvExportPlugin"
 _SCRIPTS = str(Path(sys.executable).parent)
 if os.environ.get("PATH", "").split(os.pathsep)[0] != _SCRIPTS:
     os.environ["PATH"] = os.pathsep.join([_SCRIPTS, os.environ.get("PATH", os.defpath)])
-
-
-class CourseError(RuntimeError):
-    """A course directory is missing, already built, or an nbgrader step failed; the message says which."""
 
 
 @dataclass(frozen=True)
@@ -138,6 +152,12 @@ class Course:
     def source(self) -> Path:
         """``source/compaction_labs``: the instructor's notebooks and the starter package."""
         return self.root / "source" / ASSIGNMENT
+
+    @property
+    def hidden_cases(self) -> Path:
+        """``grading/hidden_cases``: the course's copy of the hidden cases (never released), which the judge
+        and ``workbook validate --course`` read, and an instructor may edit."""
+        return self.root / "grading" / "hidden_cases"
 
     @property
     def release(self) -> Path:
@@ -186,6 +206,13 @@ class Course:
         return sorted(path.parent.name for path in (self.root / "submitted").glob(f"*/{ASSIGNMENT}") if path.is_dir())
 
 
+def configured_course(config: Config) -> Course:
+    """The course a Jupyter/nbgrader ``config`` is about: its ``CourseDirectory.root``, or (unset, as when
+    nbgrader's own commands or the formgrader run from the course directory) the working directory."""
+    root = config.CourseDirectory.get("root")
+    return Course(Path(root if isinstance(root, str) and root else os.getcwd()))
+
+
 def require_released(course: Course) -> None:
     """Raise ``CourseError`` unless the gradebook knows the assignment (``workbook release`` adds it)."""
     with course.gradebook() as gradebook:
@@ -201,23 +228,24 @@ def config_text(db_url: str | None = None, course_id: str | None = None, timeout
     if course_id:
         db_line += f"c.CourseDirectory.course_id = {course_id!r}\n"
     lab_modules = "\n".join(f"        {module!r}," for module in LAB_MODULES)
-    return CONFIG_TEMPLATE.format(db_line=db_line, assignment=ASSIGNMENT, lab_modules=lab_modules, timeout=timeout)
+    preprocessors = "\n".join(f"    {name!r}," for name in AUTOGRADE_PREPROCESSORS)
+    return CONFIG_TEMPLATE.format(db_line=db_line, assignment=ASSIGNMENT, lab_modules=lab_modules, timeout=timeout,
+                                  autograde_preprocessors=preprocessors)
 
 
 def build(root: Path = DEFAULT_COURSE, db_url: str | None = None, force: bool = False,
-          notebooks: Path = NOTEBOOKS, starters: Path = STARTERS, course_id: str | None = None) -> Course:
-    """Lay out the course at ``root``: config, ``source/compaction_labs`` (notebooks + starter package), gradebook.
+          notebooks: Path = NOTEBOOKS, starters: Path = STARTERS, course_id: str | None = None,
+          hidden_cases: Path = HIDDEN_CASES) -> Course:
+    """Lay out the course at ``root``: config, ``source/compaction_labs`` (notebooks + starter package), the
+    hidden cases (``grading/hidden_cases``, outside ``source/``, so never released) and the gradebook.
 
     A gradebook other than SQLite gets a course id (``course_id``, default ``DEFAULT_COURSE_ID``):
     nbgrader's default, the empty id, has no row in its ``course`` table, which only SQLite (without
     foreign-key checks) tolerates; PostgreSQL rejects the assignment.
 
-    The hidden cases are copied to ``grading/hidden_cases`` (outside ``source/``, so never released), where
-    the course's judge reads them and an instructor may edit them.
-
-    ``force`` rewrites the config, ``source/`` and the hidden cases of an existing course (submissions, grades and
-    the gradebook are kept). Raises ``CourseError`` if the course exists without ``force`` or if
-    ``notebooks`` holds no ``.ipynb`` file.
+    ``force`` rewrites the config, ``source/`` and ``grading/hidden_cases`` of an existing course
+    (submissions, grades and the gradebook are kept). Raises ``CourseError`` if the course exists without
+    ``force`` or if ``notebooks`` holds no ``.ipynb`` file.
     """
     course = Course(root)
     if course.config_file.exists() and not force:
@@ -235,10 +263,9 @@ def build(root: Path = DEFAULT_COURSE, db_url: str | None = None, force: bool = 
     for notebook in found:
         shutil.copyfile(notebook, course.source / notebook.name)
     shutil.copytree(starters, course.source / PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    hidden = course.root / "grading" / "hidden_cases"
-    if hidden.exists():
-        shutil.rmtree(hidden)
-    shutil.copytree(HIDDEN_CASES, hidden, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    if course.hidden_cases.exists():
+        shutil.rmtree(course.hidden_cases)
+    shutil.copytree(hidden_cases, course.hidden_cases, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     with course.gradebook():
         pass  # creates the database and its tables
     return course
@@ -261,7 +288,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--db-url", help="gradebook URL, e.g. postgresql://user@host/db (default: SQLite gradebook.db)")
     parser.add_argument("--course-id", help="nbgrader's course id (default: nbgrader's; "
                         f"{DEFAULT_COURSE_ID!r} with a --db-url other than SQLite)")
-    parser.add_argument("--force", action="store_true", help="rewrite the config and source/ of an existing course")
+    parser.add_argument("--force", action="store_true",
+                        help="rewrite the config, source/ and grading/hidden_cases/ of an existing course")
     parser.set_defaults(run=run)
 
 
@@ -271,5 +299,5 @@ def run(args: argparse.Namespace, console: Console) -> int:
     notebooks = len(list(course.source.glob("*.ipynb")))
     console.print(f"built {course.root}: {CONFIG_FILE}, source/{ASSIGNMENT}/ ({notebooks} notebooks + {PACKAGE}/), "
                   f"gradebook {course.coursedir().db_url}")
-    console.print("next: workbook release")
+    console.print(f"next: {script('workbook')} release", highlight=False, soft_wrap=True)
     return 0

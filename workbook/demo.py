@@ -3,7 +3,7 @@
 In a temporary course (or ``--keep DIR``), each step announced and its progress shown as it runs:
 build, release, submit the samples of
 ``workbook.submissions`` (complete, blank, partial, buggy) as four students, autograde them with
-two jobs, generate feedback, export the CSV, and print the grade table. Expected: complete gets
+two jobs, generate feedback, export the CSV, write the cohort report, and print the grade table. Expected: complete gets
 every autograded point (40 of 50) and its five written answers (10 points) await a grader; blank
 gets 0 (its answers are left as released, which autograde grades 0); partial and buggy are in between.
 """
@@ -22,6 +22,7 @@ from .export import export
 from .feedback import feedback
 from .grades import StudentGrades, read_grades
 from .release import release
+from .report import write_report
 from .submissions import ANSWERED_LABS, SAMPLES, submit
 
 DEMO_JOBS = 2
@@ -63,6 +64,7 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
     console.print(f"feedback: {sum(map(len, report.pages.values()))} HTML pages under {course.root / 'feedback'}, "
                   "each test cell showing the judge's results")
     console.print(f"grades: {export(course)}")
+    console.print(f"cohort report: {write_report(course)}")
     with course.gradebook() as gradebook:
         return read_grades(gradebook, list(SAMPLES))
 

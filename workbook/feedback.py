@@ -15,7 +15,14 @@ Below them stays what the student's own code printed while the notebook ran that
 The scores on the page are the gradebook's, which the judge wrote, less the late penalty, which is first
 recomputed from the current scores (``workbook.late``; nbgrader's page states it). Feedback is generated
 student by student: a page that fails to render or shows a hidden case's call is removed, that student is
-named, and the others get theirs. A notebook nbgrader could not execute has no page (the status says so).
+named, and the others get theirs. (A hidden case's call that is public anyway, e.g. a visible case shows the
+same call, is not a secret: ``release.hidden_case_secrets``.) A notebook nbgrader could not execute has a
+page without outputs, or none when nbgrader could not grade it at all (the status says which).
+
+The feedback folder holds the notebooks' HTML pages and nothing else of the graded folder: nbgrader's
+``GenerateFeedback`` copies every other file of ``autograded/STUDENT/ASSIGNMENT`` there (the package with
+the restored instructor modules, anything a submission planted); ``PagesOnly`` copies only the two
+bookkeeping files nbgrader's ``release_feedback`` reads.
 """
 
 from __future__ import annotations
@@ -30,14 +37,18 @@ from pathlib import Path
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
+from nbgrader.converters import GenerateFeedback
+from nbgrader.utils import capture_log, temp_attrs
 from rich.console import Console
 from traitlets import Bool
+from traitlets.config import Config
 
-from .course import ASSIGNMENT, Course, CourseError, add_course_option
+from .course import ASSIGNMENT, Course, CourseError, add_course_option, configured_course
 from .grades import course_grades, print_manual_grading_note
 from .late import print_late_notes, refresh_late_penalties
 from .reference import import_reference
-from .scoring import course_case_book, read_results
+from .release import hidden_case_secrets
+from .scoring import read_results
 
 MESSAGE_CHARS = 400
 """A failed visible case's sentence is cut to this many characters on the page."""
@@ -67,7 +78,7 @@ class JudgeResults(Preprocessor):
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Replace the outputs of every autograded cell of ``nb`` by ``case_lines`` of its cases."""
-        course = Course(Path(self.config.CourseDirectory.root or "."))
+        course = configured_course(self.config)
         header = import_reference().provided.cases.PRINTED
         results = read_results(course, resources["nbgrader"]["student"]) or {"labs": []}
         by_cell: dict[str, list[dict]] = {}
@@ -86,14 +97,35 @@ class JudgeResults(Preprocessor):
         return nb, resources
 
 
+class PagesOnly(GenerateFeedback):
+    """nbgrader's ``GenerateFeedback`` that writes the notebooks' HTML pages and copies, of the graded
+    folder's other files, only ``BOOKKEEPING`` (``release_feedback`` reads them), never the rest."""
+
+    BOOKKEEPING = ("timestamp.txt", "submission_secret.txt")
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        """Copy the bookkeeping files that are regular files (not links) to the feedback folder."""
+        source = Path(self._format_source(assignment_id, student_id))
+        dest = Path(self._format_dest(assignment_id, student_id))
+        for name in self.BOOKKEEPING:
+            if (source / name).is_file() and not (source / name).is_symlink():
+                dest.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source / name, dest / name)
+
+
+def generate_pages(course: Course, student: str) -> dict:
+    """nbgrader's feedback generation for ``student`` (forced), with ``PagesOnly``; nbgrader's result dict."""
+    api = course.api()
+    with temp_attrs(api.coursedir, assignment_id=ASSIGNMENT, student_id=student):
+        converter = PagesOnly(coursedir=api.coursedir, parent=api)
+        converter.update_config(Config({"HTMLExporter": {"template_name": "feedback"}}))
+        converter.force = True
+        return capture_log(converter)
+
+
 def html_text(path: Path) -> str:
     """The text a reader sees in an HTML file: tags removed, entities decoded."""
     return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8", errors="replace")))
-
-
-def hidden_calls(course: Course) -> list[str]:
-    """How each of the course's hidden cases calls its function: text that must never reach a student."""
-    return sorted({case.call for case in course_case_book(course).cases if case.hidden})
 
 
 def shown_secrets(pages: list[Path], secrets: list[str]) -> list[str]:
@@ -121,12 +153,11 @@ def feedback(course: Course) -> FeedbackReport:
     students = sorted(path.parent.name for path in (course.root / "autograded").glob(f"*/{ASSIGNMENT}"))
     if not students:
         raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
-    secrets = hidden_calls(course)
+    secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
     refresh_late_penalties(course)
-    api = course.api()
     report = FeedbackReport()
     for student in students:
-        result = api.generate_feedback(ASSIGNMENT, student, force=True)
+        result = generate_pages(course, student)
         pages = sorted(course.feedback(student).glob("*.html"))
         problems = [] if result["success"] else [_last_line(result)]
         problems += shown_secrets(pages, secrets)

@@ -29,7 +29,7 @@ from rich.table import Table
 from .course import ASSIGNMENT, Course, add_course_option, require_released
 from .labs import lab_of_notebook
 from .late import print_late_notes, refresh_late_penalties
-from .scoring import review_notes, status_notes
+from .scoring import print_review_notes, status_notes
 
 
 @dataclass(frozen=True)
@@ -284,7 +284,5 @@ def run(args: argparse.Namespace, console: Console) -> int:
     console.print(grade_table(grades, notebooks, notes if any(notes.values()) else None, title=f"grades: {ASSIGNMENT}"))
     print_manual_grading_note(console, grades)
     print_late_notes(console, course, grades)
-    if any(review_notes(course, grade.student) for grade in grades):
-        console.print("[yellow]review:[/] the notebook's in-kernel score and the judge's differ on the same visible "
-                      "cases; the gradebook holds the judge's", highlight=False)
+    print_review_notes(console, course, [grade.student for grade in grades])
     return 0

@@ -8,8 +8,11 @@ each of Pi's own compactions where Pi cut compared with where the workbook's rul
 ``tokensBefore``. Output is rich tables, or one JSON object with ``--json``.
 
 Dangling tool calls are repaired for the analysis (``compaction_lab.provided.repair``), never in the file,
-and the report lists what was added. All numbers of tokens come from the chosen estimator
-(``chars4`` by default), not from a tokenizer; the system prompt is empty (0 tokens).
+and the report lists what was added, and any tool result a user or assistant message cuts off from its
+call (``interrupted_tool_calls``), which a provider would refuse. All numbers of tokens come from the
+chosen estimator, not from a tokenizer: ``upper_bound`` by default, never below a real tokenizer's
+count for any script, so a window called ``complete`` is not over-full; ``chars4`` prices the session
+as Pi's own heuristic does. The system prompt is empty (0 tokens).
 
 The analysis calls the reference labs in ``solutions/compaction_lab`` (grouping, budget
 projection, compaction creation), imported on first use; nothing here re-implements them.
@@ -32,6 +35,12 @@ from .paths import SOLUTIONS
 
 DEFAULT_WINDOW = 128_000
 """Tokens in the default window (a common size for current coding models)."""
+
+DEFAULT_ESTIMATOR = "upper_bound"
+ESTIMATOR_HELP = {"upper_bound": "never below a real tokenizer, any script (default)",
+                  "chars4": "ceil(chars/4), Pi's heuristic (undercounts other scripts, emoji, ids)",
+                  "example": "the running example's toy"}
+"""The ``--estimator`` choices (``compaction_lab.provided.estimators.ESTIMATORS``) and what each is."""
 
 CHECK_SUMMARY = {"goal": "Check where the workbook's rules allow a cut.", "constraints": [], "completed": [],
                  "decisions": [], "changedFiles": [], "unresolved": [], "next": []}
@@ -71,9 +80,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("file", type=Path, help="a Pi session .jsonl or a workbook JSONL session")
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW,
                         help=f"context window in tokens for the budget projection (default {DEFAULT_WINDOW})")
-    parser.add_argument("--estimator", choices=("chars4", "example"), default="chars4",
-                        help="how messages are priced: chars4 = ceil(chars/4) like Pi (default), "
-                             "example = the running example's toy")
+    parser.add_argument("--estimator", choices=tuple(ESTIMATOR_HELP), default=DEFAULT_ESTIMATOR,
+                        help="how messages are priced: " + "; ".join(
+                            f"{name} = {what}" for name, what in ESTIMATOR_HELP.items()))
     parser.add_argument("--reserved-output", type=int, default=0, help="tokens reserved for output (default 0)")
     parser.add_argument("--safety-margin", type=int, default=0, help="tokens kept free (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
@@ -98,13 +107,14 @@ def run(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def inspect_session(file: Path, *, window: int = DEFAULT_WINDOW, estimator: str = "chars4",
+def inspect_session(file: Path, *, window: int = DEFAULT_WINDOW, estimator: str = DEFAULT_ESTIMATOR,
                     reserved_output: int = 0, safety_margin: int = 0) -> dict[str, Any]:
     """Return the inspection of ``file`` as a JSON-ready dict (tokens as the estimator prices them).
 
     Keys: ``file``, ``format`` (``pi`` or ``workbook``), ``header``, ``import`` (Pi: version,
     lines, mappings, torn tail), ``entries`` (``total``, ``by_type``, ``by_role``,
-    ``custom_types``), ``dangling_calls`` (what the repair added), ``interactions`` (``count``,
+    ``custom_types``), ``dangling_calls`` (what the repair added), ``interrupted_calls`` (results cut
+    off from their call on the repaired path, ``[]`` when none), ``interactions`` (``count``,
     ``largest``), ``tokens`` (``estimator``, ``messages``), ``projection`` (the budget at
     ``window``) and ``pi_compactions`` (one comparison each). Raises ``PiImportError`` or
     ``SessionStoreError`` naming the line for a bad file, ``OSError`` when it cannot be read.
@@ -123,6 +133,7 @@ def inspect_session(file: Path, *, window: int = DEFAULT_WINDOW, estimator: str 
         "file": str(file), "format": loaded["format"], "header": loaded["header"], "import": loaded["import"],
         "entries": _entry_counts(path),
         "dangling_calls": [_added(item, loaded["lines"]) for item in repaired.added],
+        "interrupted_calls": [vars(item) for item in lab.repair.interrupted_tool_calls(repaired.path)],
         "interactions": {
             "count": len(groups),
             "largest": None if largest is None else {
@@ -312,6 +323,10 @@ def render(report: dict[str, Any], console: Console) -> None:
         console.print(dangling)
     else:
         console.print("Dangling tool calls: none")
+    interrupted = report["interrupted_calls"]
+    console.print(f"Tool results cut off from their call by a message: {len(interrupted) or 'none'}"
+                  + "".join(f"\n  {item['call_id']} ({item['call_entry_id']}): {item['between_entry_id']} stands "
+                            f"before its result {item['result_entry_id']}" for item in interrupted))
 
     projection = report["projection"]
     ledger = projection["tokens"]

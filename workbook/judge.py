@@ -10,9 +10,11 @@ The runner is the student's process: what it reports is evidence, never a verdic
 case here, with ``verdict`` against the reference solutions' own outcome, computed in this process. A case
 passes when it and its twin pass; a grade cell earns its points when all its cases pass.
 
-Limits: a case that runs longer than ``CASE_SECONDS`` is stopped and fails as timed out; a runner that
+Limits: importing the lab module may take ``IMPORT_SECONDS`` (a module that prints a lot at import is slow,
+not wrong); a case that runs longer than ``CASE_SECONDS`` is stopped and fails as timed out; a runner that
 crashes or calls ``os._exit`` fails the case it was running; the runner is then started again for the
-remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all; what the
+remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all (the visible
+cases half of it), after which the cases left fail as timed out; what the
 code prints is drained and capped (``OUTPUT_BYTES`` kept), never scored; reports over ``REPORT_BYTES``
 fail the lab.
 """
@@ -37,8 +39,9 @@ from .labs import LABS
 from .paths import SOLUTIONS, STARTERS
 from .reference import import_reference
 
-CASE_SECONDS = 10.0
-LAB_SECONDS = 60.0
+CASE_SECONDS = 5.0
+IMPORT_SECONDS = 20.0
+LAB_SECONDS = 45.0
 OUTPUT_BYTES = 64 * 1024
 REPORT_BYTES = 16 * 1024 * 1024
 RUNNER = "compaction_lab.provided.runner"
@@ -66,19 +69,20 @@ class CaseResult:
 
 @dataclasses.dataclass(frozen=True)
 class LabVerdict:
-    """One lab of one submission: every case's result, each grade cell's points, and a status note
-    (``graded``, or what went wrong: ``could not import budget.py: SyntaxError: ...``)."""
+    """One lab of one submission: every case's result, each grade cell's points and extra-credit points, and
+    a status note (``graded``, or what went wrong: ``could not import budget.py: SyntaxError: ...``)."""
 
     lab: int
     cases: tuple[CaseResult, ...]
     scores: dict[str, float]
     status: str
     output: str = ""
+    extra: dict[str, float] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for the results file."""
-        return {"lab": self.lab, "status": self.status, "scores": self.scores, "output": self.output,
-                "cases": [dataclasses.asdict(case) for case in self.cases]}
+        return {"lab": self.lab, "status": self.status, "scores": self.scores, "extra": self.extra,
+                "output": self.output, "cases": [dataclasses.asdict(case) for case in self.cases]}
 
 
 def assemble(package: Path, lab: int, dest: Path) -> Path:
@@ -123,7 +127,7 @@ def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isol
         done = {case.key for case in remaining if case.key in observations}
         if failed_import is not None or not ready:
             reason = (f"could not import {module}.py: {failed_import['classes'][0]}: {failed_import['message'][:300]}"
-                      if failed_import else f"the runner stopped before your module was imported ({why})")
+                      if failed_import else f"the runner stopped while importing {module}.py ({why})")
             for case in remaining:
                 observations.setdefault(case.key, {"crashed": reason})
             break
@@ -157,8 +161,9 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
     open_streams = 2
     while open_streams:
         now = time.monotonic()
-        if now - last > CASE_SECONDS or now > deadline:
-            why = f"timed out: no report for {CASE_SECONDS:.0f} s" if now - last > CASE_SECONDS else \
+        allowed = CASE_SECONDS if b'"ready"' in report else IMPORT_SECONDS
+        if now - last > allowed or now > deadline:
+            why = f"timed out: no report for {allowed:.0f} s" if now - last > allowed else \
                 "timed out: the lab's time was used up"
             break
         for key, _ in selector.select(timeout=0.2):
@@ -174,7 +179,7 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
         if len(report) > REPORT_BYTES:
             why = "its reports were too large"
             break
-    _stop(process)
+    sandbox.kill_group(process)
     selector.close()
     os.close(read_end)
     process.stdout.close()
@@ -183,14 +188,6 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
         if process.returncode and process.returncode < 0:
             why = f"the runner was killed by signal {signal.Signals(-process.returncode).name}"
     return _lines(bytes(report)), why
-
-
-def _stop(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 def _lines(report: bytes) -> list[dict[str, Any]]:
@@ -216,9 +213,10 @@ def judge_lab(package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolat
     twins = {case.key: dataclasses.replace(twin(case, suffix), name=f"{case.name}~twin") for case in cases}
     visible = [case for case in cases if not case.hidden]
     secret = [case for case in cases if case.hidden] + list(twins.values())
-    deadline = time.monotonic() + LAB_SECONDS
-    observed, output = run_cases(package, lab, visible, isolation, slot, deadline) if visible else ({}, "")
-    more, more_output = run_cases(package, lab, secret, isolation, slot, deadline + LAB_SECONDS)
+    start = time.monotonic()
+    observed, output = run_cases(package, lab, visible, isolation, slot, start + LAB_SECONDS / 2) if visible \
+        else ({}, "")
+    more, more_output = run_cases(package, lab, secret, isolation, slot, start + LAB_SECONDS)
     observed.update(more)
     results = []
     for case in cases:
@@ -232,12 +230,14 @@ def judge_lab(package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolat
         shown = not case.hidden
         results.append(CaseResult(case.key, case.grade_id, case.hidden, status, case.call if shown else "",
                                   message if shown and status != "passed" else "", case.hint))
-    scores = {grade_id: points if _all_passed([result for result in results if result.grade_id == grade_id]) else 0.0
-              for grade_id, points in book.points.items() if grade_id.startswith(f"lab{lab}_")}
+    passed = {grade_id: _all_passed([result for result in results if result.grade_id == grade_id])
+              for grade_id in book.points if grade_id.startswith(f"lab{lab}_")}
+    scores = {grade_id: book.points[grade_id] if ok else 0.0 for grade_id, ok in passed.items()}
+    extra = {grade_id: book.extra[grade_id] if ok else 0.0 for grade_id, ok in passed.items() if grade_id in book.extra}
     crashed = [result for result in results if result.status in ("crashed", "timed out")]
     status = "graded" if not crashed else f"{len(crashed)} case(s) {crashed[0].status}: " \
         f"{crashed[0].message.split(': ', 1)[-1][:200]}"
-    return LabVerdict(lab, tuple(results), scores, status, (output + more_output)[:OUTPUT_BYTES])
+    return LabVerdict(lab, tuple(results), scores, status, (output + more_output)[:OUTPUT_BYTES], extra)
 
 
 def _all_passed(results: list[CaseResult]) -> bool:

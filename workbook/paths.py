@@ -1,12 +1,30 @@
-"""Where the workbook's own files are: the repository this package is installed from."""
+"""Where the workbook's own files are: the one place that decides it.
+
+The commands need the reference package (``solutions/compaction_lab``), the starter package
+(``starters/compaction_lab``) and the source notebooks. In a
+checkout of the repository, or an editable install, they are the repository's own folders. An
+installed wheel carries them inside the package, in ``workbook/data/`` (pyproject.toml's
+``[tool.hatch.build.targets.wheel.force-include]``), and ``REPO`` is that folder.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+_PACKAGE = Path(__file__).resolve().parent
+INSTALLED_DATA = _PACKAGE / "data"
+"""The copy of the repository's folders a wheel installs beside the code (absent in a checkout)."""
+
+REPO = INSTALLED_DATA if INSTALLED_DATA.is_dir() else _PACKAGE.parent
 SOLUTIONS = REPO / "solutions" / "compaction_lab"
 STARTERS = REPO / "starters" / "compaction_lab"
 NOTEBOOKS = REPO / "notebooks"
-TESTS = REPO / "tests"
 HIDDEN_CASES = Path(__file__).resolve().parent / "hidden_cases"
+
+
+def script(name: str) -> str:
+    """The full path of this environment's console script ``name`` (``/home/ada/workbook/.venv/bin/workbook``),
+    so a printed next step works without an activated venv and from any folder. The interpreter's path is
+    not resolved: in a venv it is a symlink to the base Python, whose folder has no such script."""
+    return str(Path(sys.executable).absolute().parent / name)

@@ -1,9 +1,10 @@
 """``workbook release``: nbgrader's ``generate_assignment``, then a check that nothing secret got out.
 
-The check reads the source notebooks for what must stay with the instructor (every line
-between ``BEGIN HIDDEN TESTS``/``END HIDDEN TESTS`` and between ``BEGIN SOLUTION``/``END SOLUTION``)
-and fails if any of it appears in a released file, or if the released package is not the
-starter package (a solution module must never reach ``release/``).
+The check reads what must stay with the instructor: every line of the source notebooks between ``BEGIN
+SOLUTION``/``END SOLUTION`` (the written answers' model answers) and ``BEGIN HIDDEN TESTS``/``END HIDDEN
+TESTS`` (should an instructor add nbgrader hidden tests), and how every hidden case calls its function
+(``COURSE/grading/hidden_cases``). It fails if any of it appears in a released file, or if the released
+package is not the starter package (a solution module must never reach ``release/``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from rich.console import Console
 
 from .course import ASSIGNMENT, PACKAGE, Course, CourseError, add_course_option
 from .paths import STARTERS
+from .scoring import course_case_book
 from .starters import modules
 
 HIDDEN = ("BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
@@ -100,13 +102,23 @@ def leaks(secrets: dict[str, list[str]], files: Iterable[Path],
     return found
 
 
+def hidden_case_secrets(course: Course, starters: Path = STARTERS) -> dict[str, list[str]]:
+    """``{"hidden case KEY": [its call]}`` for every hidden case whose call is not public anyway (in the starter
+    package or the source notebooks, e.g. a hidden case checking another part of a call a visible case shows)."""
+    public = "\n".join(readable_text(path) for path in [*course.source.glob("*.ipynb"), *starters.rglob("*.py")])
+    return {f"hidden case {case.key}": [case.call] for case in course_case_book(course).cases
+            if case.hidden and case.call not in public}
+
+
 def check_release(course: Course, starters: Path = STARTERS) -> None:
-    """Raise ``ReleaseLeakError`` if a released notebook holds a secret line of the source notebooks, any
-    released file holds a region marker, or the released package is not byte-for-byte the starter."""
+    """Raise ``ReleaseLeakError`` if a released file holds a secret line of the source notebooks or a hidden
+    case's call, any released file holds a region marker, or the released package is not byte-for-byte the
+    starter."""
     secrets = notebook_secrets(sorted(course.source.glob("*.ipynb")))
+    secrets.update(hidden_case_secrets(course, starters))
     released = [path for path in sorted(course.release.rglob("*"))
                 if path.is_file() and "__pycache__" not in path.parts]
-    problems = leaks(secrets, [path for path in released if path.suffix == ".ipynb"])
+    problems = leaks(secrets, released)
     problems += [f"{path}: contains {marker!r}" for path in released
                  for marker in (*HIDDEN, *SOLUTION, "# BEGIN LAB") if marker in path.read_text(errors="replace")]
     package = course.release / PACKAGE

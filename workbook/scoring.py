@@ -3,14 +3,20 @@
 nbgrader executes the submitted notebooks (in the sandbox) for the student's feedback page and writes what
 its kernel reported as each grade cell's autograded score. That score comes from the student's process, so
 it is only a cross-check: this step then judges every lab (``workbook.judge``), overwrites each autograded
-cell's score with the judge's, and keeps both in ``COURSE/grading/results/STUDENT.json``:
+cell's score with the judge's (``JudgeNotebook``, the last of nbgrader's autograde preprocessors, does it
+lab by lab; ``workbook autograde`` then judges any lab whose notebook nbgrader could not execute), and
+keeps both in ``COURSE/grading/results/STUDENT.json``:
 
 - ``labs``: the judge's verdict per lab (every case's status, sentence and hint; each cell's points);
 - ``kernel``: nbgrader's in-kernel score per grade cell (``null`` where the notebook was not executed);
 - ``review``: the grade cells whose visible cases the kernel and the judge scored differently (both ran
   the same cases), which ``workbook autograde`` and ``workbook grades`` mark for an instructor's look;
-- ``executed``: the notebooks nbgrader executed; ``notes``: what it repaired or could not do
-  (``workbook.accidents``), shown in the status, the grade tables and the CSV.
+- ``executed``: the notebooks nbgrader executed; ``notes``: what intake and nbgrader repaired or could not
+  do (``workbook.intake``, ``workbook.accidents``), shown in the status, the grade tables and the CSV.
+
+A notebook nbgrader could not execute (its kernel died, say) is autograded again without ``Execute``
+(``workbook.autograde``): ``JudgeNotebook.executed`` is then False and that lab's in-kernel scores, which
+come from a notebook that never ran, are not compared with the judge's.
 
 Hand-given scores are never touched: the judge writes ``auto_score`` only.
 """
@@ -23,13 +29,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool
 
 from . import sandbox
 from .cases import CaseBook, case_book
-from .course import ASSIGNMENT, PACKAGE, Course
+from .course import ASSIGNMENT, PACKAGE, Course, configured_course
 from .judge import LabVerdict, judge_submission
-from .labs import LABS
+from .labs import LABS, lab_of_notebook
 
 
 def results_path(course: Course, student: str) -> Path:
@@ -40,12 +49,7 @@ def results_path(course: Course, student: str) -> Path:
 def course_case_book(course: Course) -> CaseBook:
     """The cases a course grades with: the visible cases of its ``source/`` package, its own hidden cases
     (``COURSE/grading/hidden_cases``, written by ``workbook build``) and the points of its source notebooks."""
-    return case_book(course.source / PACKAGE / "provided" / "cases", hidden_cases_folder(course), course.source)
-
-
-def hidden_cases_folder(course: Course) -> Path:
-    """``COURSE/grading/hidden_cases``: the course's copy of the hidden cases (``workbook build`` writes it)."""
-    return course.root / "grading" / "hidden_cases"
+    return case_book(course.source / PACKAGE / "provided" / "cases", course.hidden_cases, course.source)
 
 
 @dataclass(frozen=True)
@@ -61,18 +65,14 @@ class Review:
         return f"{self.grade_id} (in-kernel {self.kernel:g}, judge {self.judge:g})"
 
 
-def kernel_scores(gradebook: Gradebook, student: str, book: CaseBook,
-                  executed: Collection[str] | None = None) -> dict[str, float | None]:
-    """nbgrader's autograded score per grade cell of ``student`` (None where there is none, or where its
-    notebook is not among the ``executed`` ones when given)."""
+def kernel_scores(gradebook: Gradebook, student: str, book: CaseBook) -> dict[str, float | None]:
+    """nbgrader's autograded score per grade cell of ``student`` (None where there is none)."""
     scores: dict[str, float | None] = dict.fromkeys(book.points)
     try:
         submission = gradebook.find_submission(ASSIGNMENT, student)
     except MissingEntry:
         return scores
     for notebook in submission.notebooks:
-        if executed is not None and notebook.name not in executed:
-            continue
         for grade in notebook.grades:
             if grade.name in scores:
                 scores[grade.name] = grade.auto_score
@@ -94,7 +94,8 @@ def reviews(verdicts: list[LabVerdict], kernel: dict[str, float | None], book: C
 
 
 def write_scores(gradebook: Gradebook, student: str, verdicts: list[LabVerdict]) -> None:
-    """Set every judged grade cell's ``auto_score`` (creating the submission's rows if nbgrader made none)."""
+    """Set every judged grade cell's ``auto_score`` and, for an extra-credit cell, its ``extra_credit``
+    (creating the submission's rows if nbgrader made none)."""
     try:
         gradebook.find_submission(ASSIGNMENT, student)
     except MissingEntry:
@@ -105,30 +106,79 @@ def write_scores(gradebook: Gradebook, student: str, verdicts: list[LabVerdict])
         for grade_id, points in lab.scores.items():
             grade = gradebook.find_grade(grade_id, notebooks[lab.lab], ASSIGNMENT, student)
             grade.auto_score = points
+            if grade_id in lab.extra:
+                grade.extra_credit = lab.extra[grade_id]
             grade.needs_manual_grade = False
     gradebook.db.commit()
 
 
 def score_submission(course: Course, student: str, isolation: sandbox.Isolation, slot: int = 0,
-                     executed: Collection[str] | None = None, notes: Sequence[str] = ()) -> dict[str, Any]:
-    """Judge ``student``'s submitted package, write the scores, save and return the results (see the module).
-
-    ``executed`` names the notebooks nbgrader executed (None: all); only their in-kernel scores are
-    compared with the judge's. ``notes`` are kept with the results."""
+                     labs: tuple[int, ...] | None = None, executed: bool = True) -> dict[str, Any]:
+    """Judge ``labs`` (default: all) of ``student``'s submitted package, write their scores, merge them into
+    the saved results and return those (see the module). ``executed`` False: those labs' notebooks did not
+    run, so their in-kernel scores are recorded as None and never compared."""
     book = course_case_book(course)
     package = course.submitted(student) / PACKAGE
-    verdicts = judge_submission(package, book, isolation, slot)
+    verdicts = judge_submission(package, book, isolation, slot, labs)
     with course.gradebook() as gradebook:
-        kernel = kernel_scores(gradebook, student, book, executed)
+        kernel = kernel_scores(gradebook, student, book)
         write_scores(gradebook, student, verdicts)
-    results = {"student": student, "isolation": isolation.describe(),
-               "labs": [lab.to_json() for lab in verdicts], "kernel": kernel,
-               "review": [review.text() for review in reviews(verdicts, kernel, book)],
-               "executed": None if executed is None else sorted(executed), "notes": list(notes)}
+    if not executed:
+        unrun = {grade_id for lab in verdicts for grade_id in lab.scores}
+        kernel = {grade_id: None if grade_id in unrun else score for grade_id, score in kernel.items()}
+    earlier = (read_results(course, student) or {}) if labs is not None else {}
+    judged = {lab.lab: lab.to_json() for lab in verdicts}
+    merged = [judged.get(lab["lab"], lab) for lab in earlier.get("labs", []) if lab["lab"] not in judged]
+    merged = sorted(merged + list(judged.values()), key=lambda lab: lab["lab"])
+    kept = [text for text in earlier.get("review", []) if int(text.removeprefix("lab").split("_")[0]) not in judged]
+    results = {"student": student, "isolation": isolation.describe(), "labs": merged,
+               "kernel": {**earlier.get("kernel", {}), **kernel},
+               "review": kept + [review.text() for review in reviews(verdicts, kernel, book)],
+               "executed": earlier.get("executed"), "notes": earlier.get("notes", [])}
+    return save_results(course, student, results)
+
+
+def save_results(course: Course, student: str, results: dict[str, Any]) -> dict[str, Any]:
+    """Write ``results`` as ``student``'s results file; return them."""
     path = results_path(course, student)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return results
+
+
+def finish_results(course: Course, student: str, isolation: sandbox.Isolation, slot: int,
+                   executed: Collection[str], notes: Sequence[str]) -> dict[str, Any]:
+    """After nbgrader's pass over ``student``'s notebooks: judge the labs no ``JudgeNotebook`` judged (their
+    notebook was missing or nbgrader could not open it), then record the notebooks nbgrader ``executed`` and
+    the ``notes`` on what happened; return the results."""
+    judged = {lab["lab"] for lab in (read_results(course, student) or {"labs": []})["labs"]}
+    missing = tuple(lab.number for lab in LABS if lab.number not in judged)
+    results = score_submission(course, student, isolation, slot, missing, executed=False) if missing \
+        else read_results(course, student)
+    return save_results(course, student, {**results, "executed": sorted(executed), "notes": list(notes)})
+
+
+class JudgeNotebook(NbGraderPreprocessor):
+    """The last of nbgrader's autograde preprocessors (``workbook.course``): once nbgrader has executed a lab's
+    notebook and saved its in-kernel scores, the judge scores that lab and overwrites them. So every way of
+    autograding (``workbook autograde``, the formgrader's button, ``nbgrader autograde``) gives the judge's
+    points; the runners use the kernels' sandbox (``SandboxKernelManager.isolation`` and ``slot``)."""
+
+    executed = Bool(True, config=True, help="False when nbgrader autogrades the notebook without running it "
+                    "(its in-kernel scores are then not compared with the judge's).")
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        """Judge the lab of ``resources["nbgrader"]["notebook"]`` for its student; the notebook is unchanged."""
+        from .autograde import course_isolation
+
+        lab = lab_of_notebook(resources["nbgrader"]["notebook"])
+        if lab is not None:
+            course = configured_course(self.config)
+            settings = self.config.SandboxKernelManager
+            isolation = course_isolation(course, settings.get("isolation"))
+            score_submission(course, resources["nbgrader"]["student"], isolation, settings.get("slot", 0), (lab,),
+                             executed=self.executed)
+        return nb, resources
 
 
 def read_results(course: Course, student: str) -> dict[str, Any] | None:
@@ -137,18 +187,35 @@ def read_results(course: Course, student: str) -> dict[str, Any] | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def review_notes(course: Course, student: str) -> list[str]:
-    """``review: lab3_trim_boundary (in-kernel 1, judge 0)``, when ``student``'s latest grading marked cells."""
+def review_cells(course: Course, student: str) -> list[str]:
+    """The cells ``student``'s latest grading marked for review, e.g. ``lab3_trim_boundary (in-kernel 1, judge 0)``."""
     results = read_results(course, student)
-    return [f"review: {', '.join(results['review'])}"] if results and results["review"] else []
+    return results["review"] if results else []
 
 
 def status_notes(course: Course, student: str) -> list[str]:
     """What a grade's reader must know about ``student``'s latest grading, one sentence each: labs whose
-    judging hit a limit or a crash, the accidents noted while grading (``workbook.accidents``) and the
-    cells marked for review; empty when nothing happened or the student is not graded yet."""
+    judging hit a limit or a crash, what intake and nbgrader noted (a malformed timestamp, a copied, deleted or
+    edited cell, a renamed or missing notebook, a notebook not executed: ``workbook.accidents``) and how many
+    cells are marked for review; empty when nothing happened or the student is not graded yet."""
     results = read_results(course, student)
     if not results:
         return []
     notes = [f"lab {lab['lab']}: {lab['status']}" for lab in results["labs"] if lab["status"] != "graded"]
-    return notes + list(results.get("notes", [])) + review_notes(course, student)
+    review = len(results["review"])
+    return notes + list(results.get("notes", [])) + ([f"review {review} cell{'s' if review != 1 else ''}"]
+                                                     if review else [])
+
+
+REVIEW_NOTE = ("the notebook's in-kernel score and the judge's differ on the same visible cases (the gradebook "
+               "holds the judge's; a bug in another lab that the notebook runs, or a student's code tampering with "
+               "the notebook, shows here)")
+
+
+def print_review_notes(console: Any, course: Course, students: list[str]) -> None:
+    """One line per student with cells marked for review, and what a review mark means."""
+    marked = {student: cells for student in students if (cells := review_cells(course, student))}
+    for student, cells in marked.items():
+        console.print(f"[yellow]review {student}:[/] {', '.join(cells)}", highlight=False)
+    if marked:
+        console.print(f"review: {REVIEW_NOTE}", highlight=False)

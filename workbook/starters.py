@@ -58,23 +58,27 @@ def starter_source(source: str, name: str) -> str:
     return _import_lab_error(text) if raised else text
 
 
-def replace_region(source: str, lab: int, body: str, name: str) -> str:
-    """Return ``source`` with the lines inside the (first) ``# BEGIN LAB lab`` / ``# END LAB lab`` replaced by ``body``.
+def replace_region(source: str, lab: int, body: str, name: str, occurrence: int = 0) -> str:
+    """Return ``source`` with the lines inside a ``# BEGIN LAB lab`` / ``# END LAB lab`` region replaced by ``body``:
+    region number ``occurrence`` of that lab, counted from 0 (a module may have several, e.g. a helper's).
 
     ``body`` is written without indentation; each of its lines gets the region's indent. The
     markers stay. Raises ``MarkerError`` naming ``name`` if the module has no such region.
     """
     lines = source.splitlines(keepends=True)
+    skip = occurrence
     for start, line in enumerate(lines):
         begin = BEGIN.match(line)
-        if begin and int(begin["lab"]) == lab:
+        if begin and int(begin["lab"]) == lab and skip:
+            skip -= 1
+        elif begin and int(begin["lab"]) == lab:
             stop = next((index for index in range(start + 1, len(lines))
                          if (end := END.match(lines[index])) and int(end["lab"]) == lab), None)
             if stop is None:
                 raise MarkerError(f"{name}: BEGIN LAB {lab} is never closed")
             indented = [f"{begin['indent']}{text}\n" if text else "\n" for text in body.splitlines()]
             return "".join(lines[: start + 1] + indented + lines[stop:])
-    raise MarkerError(f"{name}: no BEGIN LAB {lab} region")
+    raise MarkerError(f"{name}: no BEGIN LAB {lab} region" + (f" number {occurrence + 1}" if occurrence else ""))
 
 
 def _enclosing_function(before: list[str], indent: str) -> str:

@@ -10,7 +10,7 @@ Sample packages (``SAMPLES``), each built from ``solutions/`` and ``starters/`` 
 - ``blank``: the starters, untouched;
 - ``partial``: the starters with labs 1 and 2 done (``records.py`` and ``grouping.py`` from the solutions);
 - ``buggy``: the solutions, but lab 3 keeps the last three messages (``messages[-3:]``) instead of
-  whole interactions, the chapter's deliberate failure.
+  whole interactions, the chapter's deliberate failure (the validity bank's ``BUGGY_MISTAKE``).
 
 Every sample but ``blank`` also answers the written question of each lab it did (``ANSWERED_LABS``),
 so its hand-graded answers wait for a grader, as real ones do. An answer left as released is graded
@@ -28,12 +28,12 @@ import nbformat
 from .course import PACKAGE, Course
 from .labs import LABS, lab_of_notebook
 from .paths import SOLUTIONS, STARTERS
+from .validity import bank, module_text
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"
 
-GROUPED_LINE = "    groups = group_interactions(start.entries)\n"
-TAIL_LINE = "    groups = [[entry] for entry in start.entries[-3:]]  # the deliberate failure: messages[-3:]\n"
-"""Lab 3's solution line that groups whole interactions, and the buggy sample's replacement."""
+BUGGY_MISTAKE = "last_three_messages"
+"""The mistake of the validity bank (``workbook.validity``) that the buggy sample makes in lab 3."""
 
 
 def copy_package(source: Path, dest: Path) -> Path:
@@ -61,13 +61,10 @@ def partial(dest: Path) -> Path:
 
 
 def buggy(dest: Path) -> Path:
-    """The solutions with lab 3 selecting ``messages[-3:]``."""
+    """The solutions with lab 3 selecting ``messages[-3:]`` (``BankError`` if that patch no longer applies)."""
     copy_package(SOLUTIONS, dest)
-    budget = dest / "budget.py"
-    source = budget.read_text(encoding="utf-8")
-    if GROUPED_LINE not in source:
-        raise ValueError(f"{SOLUTIONS / 'budget.py'} no longer has the line {GROUPED_LINE.strip()!r}")
-    budget.write_text(source.replace(GROUPED_LINE, TAIL_LINE), encoding="utf-8")
+    mistake = next(entry for entry in bank((3,)) if entry.name == BUGGY_MISTAKE)
+    (dest / "budget.py").write_text(module_text(mistake), encoding="utf-8")
     return dest
 
 

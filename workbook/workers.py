@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .course import Course
+from .sandbox import kill_group
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,7 @@ class _Worker:
     def stop(self, kill: bool = False) -> str:
         """End the worker (its process group when ``kill``, else by closing its input); return how it ended."""
         if kill:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+            kill_group(self.process)
         with contextlib.suppress(OSError):
             self.process.stdin.close()
         try:

@@ -119,6 +119,30 @@ COURSE_ENVIRONMENT = {"WORKBOOK_COURSE_ID": COURSE_ID, "WORKBOOK_EXCHANGE": EXCH
                       "WORKBOOK_CELL_TIMEOUT": str(DEFAULT_CELL_TIMEOUT)}
 c.Spawner.environment = {**COURSE_ENVIRONMENT, "JUPYTER_CONFIG_PATH": role_config_path}
 
+
+def make_private(home):
+    """Take group and other permissions off the directory ``home`` (mode 700 for ``useradd``'s usual 755).
+
+    A student fetches into and submits from their home (and nbgrader keeps a copy of each submission in
+    it), so another student must not list or read it. Raises PermissionError when the hub may not chmod it.
+    """
+    mode = stat.S_IMODE(os.stat(home).st_mode)
+    if mode & 0o077:
+        os.chmod(home, mode & 0o700)
+
+
+def private_home(spawner):
+    """pre_spawn_hook: make the user's home private before their server starts (local accounts only)."""
+    try:
+        home = pwd.getpwnam(spawner.user.name).pw_dir
+    except KeyError:
+        return  # no account here: a container spawner, whose home is a volume of its own
+    if os.path.isdir(home):  # a missing one: LocalProcessSpawner starts the server elsewhere, nothing to hide
+        make_private(home)
+
+
+c.Spawner.pre_spawn_hook = private_home
+
 # ---- the course's grader service (nbgrader: "one class, multiple graders") --------------------------
 # The service name MUST equal the course id. It runs as GRADER_USER in GRADER_HOME and owns COURSE_ROOT.
 c.JupyterHub.services = [
@@ -149,6 +173,8 @@ c.JupyterHub.services = [
 # to the grading account, so nobody else can create or replace it and plant notebooks; nbgrader then
 # creates <course>/outbound (755), inbound (2733: students drop but cannot list) and feedback (711).
 # The hub prepares both when it can; on Kubernetes the exchange is a shared volume (deploy/README.md).
+# It also makes the grader's home private: the course directory in it holds the solutions, the hidden
+# tests and the gradebook.
 os.makedirs(STATE, mode=0o700, exist_ok=True)
 
 
@@ -183,3 +209,8 @@ def prepare_exchange():
 
 
 prepare_exchange()
+try:
+    make_private(GRADER_HOME)
+except OSError as error:
+    print(f"jupyterhub_config: cannot make {GRADER_HOME} private ({error}): students could read the course "
+          f"directory in it; chmod 700 {GRADER_HOME}", file=sys.stderr)

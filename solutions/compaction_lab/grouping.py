@@ -3,8 +3,9 @@
 An interaction starts with a user message and runs until the next one. Inside it, every tool
 call is matched to exactly one tool result by id (``toolCall.id`` = ``toolResult.toolCallId``),
 never by position, tool name or what the final assistant says, because results may arrive
-in any order. The budget (lab 3) keeps or drops whole interactions, so a call is never
-separated from its result.
+in any order. A tool-call id is unique on the whole path, not only in its interaction: a
+provider refuses a request that repeats one. The budget (lab 3) keeps or drops whole
+interactions, so a call is never separated from its result.
 """
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ def group_interactions(entries: list[Entry]) -> list[Interaction]:
     deep-copied entries), in path order. A user message closes the open interaction and opens
     a new one; the end of the path closes the last. Raises ``InteractionError`` naming the
     entry id or call id when: an entry is not a message; the first message is not a user
-    message; a call id is declared twice in an interaction; a result names a call id no call
-    of its interaction declares; a call gets a second result; a call has no result when its
-    interaction closes. A result may come before its call inside the interaction.
+    message; a result names a call id no call of its interaction declares; a call gets a
+    second result; a call has no result when its interaction closes; a call id is declared
+    twice on the path, in one interaction or in two (then the message names the call id and
+    both entries that declare it). A result may come before its call inside the interaction.
     """
     # BEGIN LAB 2
     # Step 1: split at user messages; anything before the first one is an error.
@@ -57,25 +59,28 @@ def group_interactions(entries: list[Entry]) -> list[Interaction]:
         elif not groups:
             raise InteractionError(f"entry {entry['id']!r}: the first message must be a user message")
         groups[-1].append(copy.deepcopy(entry))
-    # Step 2: in each interaction, pair calls and results by id alone.
+    # Step 2: in each interaction, pair calls and results by id alone; no call id twice on the path.
+    declared: dict[str, str] = {}
     for group in groups:
-        _check_pairs(group)
+        _check_pairs(group, declared)
     return groups
     # END LAB 2
 
 
 # BEGIN LAB 2
-def _check_pairs(group: Interaction) -> None:
-    """Every call declared once, every result naming one call, every call with one result."""
+def _check_pairs(group: Interaction, declared: dict[str, str]) -> None:
+    """Every call declared once on the path, every result naming a call of ``group``, every call with one
+    result. ``declared`` maps the call ids of the interactions before ``group`` to the entry that declares
+    each; the calls of ``group`` are added to it."""
     calls: dict[str, str] = {}
     results: dict[str, str] = {}
     for entry in group:
         for call in tool_calls(entry):
-            if call["id"] in calls:
+            if call["id"] in declared:
                 raise InteractionError(
-                    f"call id {call['id']!r}: declared twice, in entries {calls[call['id']]!r} and {entry['id']!r}"
+                    f"call id {call['id']!r}: declared twice, in entries {declared[call['id']]!r} and {entry['id']!r}"
                 )
-            calls[call["id"]] = entry["id"]
+            declared[call["id"]] = calls[call["id"]] = entry["id"]
         if role(entry) == "toolResult":
             call_id = entry["message"]["toolCallId"]
             if call_id in results:

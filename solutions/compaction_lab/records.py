@@ -42,18 +42,24 @@ def parse_session_entry(obj: Any) -> Entry:
     ``obj`` is a decoded JSON object. Dispatches on ``type``: ``message``, a metadata type
     (``model_change``, ``thinking_level_change``, ``custom``) or ``compaction`` (lab 1's
     ``parse_compaction_entry``). Raises ``SessionEntryError`` naming the entry id and the
-    field path for a missing field, a wrong type, an unknown key or an unknown entry type.
+    field path for a missing field, a wrong type, an unknown key or an unknown entry type, and,
+    whatever the type, for text that can never be sent: a string (or object key) holding a lone
+    surrogate such as ``"\\ud83d"`` (half an emoji cut off), which has no UTF-8 encoding, so no
+    store could write it and no provider would accept it (``message.content[0].text``, ``summary.goal``, ...).
     """
     if not isinstance(obj, dict):
         raise SessionEntryError(f"entry: expected a JSON object, got {type(obj).__name__}")
     kind = obj.get("type")
     if kind == "compaction":
-        return parse_compaction_entry(obj)
-    if kind == "message":
-        return _parse_message_entry(obj)
-    if kind in METADATA_TYPES:
-        return _parse_metadata_entry(obj)
-    raise SessionEntryError(f"{_name(obj)}: type: unknown entry type {kind!r}")
+        entry = parse_compaction_entry(obj)
+    elif kind == "message":
+        entry = _parse_message_entry(obj)
+    elif kind in METADATA_TYPES:
+        entry = _parse_metadata_entry(obj)
+    else:
+        raise SessionEntryError(f"{_name(obj)}: type: unknown entry type {kind!r}")
+    _check_encodable(entry, _name(obj))
+    return entry
 
 
 def parse_compaction_entry(obj: dict[str, Any]) -> Entry:
@@ -165,6 +171,27 @@ def _json_copy(value: Any, where: str, path: str) -> Any:
             copied[key] = _json_copy(item, where, f"{path}.{key}")
         return copied
     raise SessionEntryError(f"{where}: {path}: {type(value).__name__} is not a JSON value")
+
+
+def _check_encodable(value: Any, where: str, path: str = "") -> None:
+    """Raise naming the field path of the first string or key that has no UTF-8 encoding (a lone surrogate)."""
+    if isinstance(value, str):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as error:
+                raise SessionEntryError(
+                    f"{where}: {path}: lone surrogate {value[error.start]!r} at index {error.start}: "
+                    "the text has no UTF-8 encoding and can never be sent"
+                ) from None
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_encodable(item, where, f"{path}[{index}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{path}.{key}" if path else str(key)
+            _check_encodable(key, where, f"{here} (its key)")
+            _check_encodable(item, where, here)
 
 
 def _parse_metadata_entry(obj: dict[str, Any]) -> Entry:

@@ -3,8 +3,9 @@
 An interaction starts with a user message and runs until the next one. Inside it, every tool
 call is matched to exactly one tool result by id (``toolCall.id`` = ``toolResult.toolCallId``),
 never by position, tool name or what the final assistant says, because results may arrive
-in any order. The budget (lab 3) keeps or drops whole interactions, so a call is never
-separated from its result.
+in any order. A tool-call id is unique on the whole path, not only in its interaction: a
+provider refuses a request that repeats one. The budget (lab 3) keeps or drops whole
+interactions, so a call is never separated from its result.
 """
 
 from __future__ import annotations
@@ -44,12 +45,13 @@ def group_interactions(entries: list[Entry]) -> list[Interaction]:
     deep-copied entries), in path order. A user message closes the open interaction and opens
     a new one; the end of the path closes the last. Raises ``InteractionError`` naming the
     entry id or call id when: an entry is not a message; the first message is not a user
-    message; a call id is declared twice in an interaction; a result names a call id no call
-    of its interaction declares; a call gets a second result; a call has no result when its
-    interaction closes. A result may come before its call inside the interaction.
+    message; a result names a call id no call of its interaction declares; a call gets a
+    second result; a call has no result when its interaction closes; a call id is declared
+    twice on the path, in one interaction or in two (then the message names the call id and
+    both entries that declare it). A result may come before its call inside the interaction.
     """
     # Step 1: split at user messages; anything before the first one is an error.
-    # Step 2: in each interaction, pair calls and results by id alone.
+    # Step 2: in each interaction, pair calls and results by id alone; no call id twice on the path.
     raise LabNotImplementedError(2, "group_interactions")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from compaction_lab.provided.cases import Case
 from compaction_lab.provided.example import example_entries
-from compaction_lab.provided.scenarios import message_entry
+from compaction_lab.provided.scenarios import compacted_path, message_entry
 from compaction_lab.provided.wire import options
 
 BUILD = "budget.build_context"
@@ -58,6 +58,10 @@ CASES: tuple[Case, ...] = (
           (example_entries()[:4] + [MODEL_CHANGE] + example_entries()[4:], options(31)),
           "Metadata entries are skipped: they are neither messages nor priced.",
           parts=("kept_entry_ids", "tokens.messages")),
+    *(_case(f"compacted_window_{window}", "lab3_complete_and_zero_budget",
+            f"build_context(example + compact-1, max_tokens={window})", (compacted_path(), options(window)),
+            "After a compaction, its summary message comes first and is paid before any interaction.",
+            parts=("messages", "kept_entry_ids", "reason", "tokens", "compaction_id")) for window in (36, 43)),
     _case("no_skipping_ahead", "lab3_complete_and_zero_budget",
           "build_context(example with a 15-token [u2, a2], max_tokens=31)", (with_long_a2(), options(31)),
           "The walk stops at the first interaction that does not fit: an older one is never kept past it.",

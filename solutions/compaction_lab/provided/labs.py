@@ -28,6 +28,11 @@ class Lab:
         """The pytest marker and ``-k`` word that select this lab's tests, e.g. ``lab3``."""
         return f"lab{self.number}"
 
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """This lab's module, then the modules of the labs it uses: the files its checks run."""
+        return (self.module, *(lab(number).module for number in self.uses))
+
 
 LABS: tuple[Lab, ...] = (
     Lab(1, "record parsing", "records", "parse_compaction_entry", "01_record_parsing.ipynb"),

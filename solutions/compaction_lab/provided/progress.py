@@ -1,117 +1,153 @@
 """The student's red/green light, and the guard that keeps demo cells from stopping "Run All".
 
-``show_status(n)`` runs lab ``n``'s function on the running example and shows one box:
-green when the example's result is right; red naming the lab while it raises its own
-``LabNotImplementedError``; red "blocked by lab k" when it stops at an earlier lab's; red
-"called X, got Y, expected Z" when the result is wrong. ``show_progress()`` does it for all
-five labs. ``demo()`` wraps a demo cell: an error is shown in red instead of raised.
-Autograder test cells do not use ``demo()``: they must raise.
+``show_status(n)`` first makes sure the kernel runs lab ``n``'s files as saved (``saved.sync``: each
+compiles, and one that differs from the loaded code is reloaded); a file that does not compile is red,
+naming the file, the line and the message. Then it runs the lab's visible checks (the cases of the
+notebook's test cells, ``checklist.run_checklist``) and shows them all as a checklist in one box: green
+when every one passes; red naming the lab while it raises its own ``LabNotImplementedError``, "blocked by
+lab k" when it stops at an earlier lab's, or how many pass, each failure saying what was called, what
+came back and what was expected. The box ends with how the lab's points split: visible checks, hidden
+tests (run when your work is graded) and the written answer, read from the notebook's grade cells.
+``show_progress()`` shows one line for each of the five labs. ``demo()`` wraps a demo cell: an error is
+shown in red instead of raised. Autograder test cells do not use ``demo()``: they must raise.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from IPython.display import HTML, display
 
-from .. import budget, compaction, grouping, records, resumption
-from .checks import entry_ids, expect, expect_shares_nothing, group_ids
-from .errors import LabNotImplementedError
-from .example import example_entries, example_summary
+from .checklist import Checklist, run_checklist
 from .labs import LABS, Lab, lab
-from .scenarios import compacted_path, compaction_object, example_options
+from .saved import PACKAGE_DIR, sync
 from .views import error_box, status_box
 
-EXAMPLE_GROUPS = [["u1", "a1"], ["u2", "a2"], ["u3", "calls", "r-test", "r-read", "a3"]]
-"""The example's three interactions, by entry id."""
-
-
-def _check_lab1() -> None:
-    stored = compaction_object("compact-1", "a3", "u2")
-    entry = records.parse_session_entry(stored)
-    expect(entry, stored, "parse_session_entry(compact-1)")
-    expect_shares_nothing(entry, stored, "parse_session_entry(compact-1)")
-
-
-def _check_lab2() -> None:
-    groups = grouping.group_interactions(example_entries())
-    expect(group_ids(groups), EXAMPLE_GROUPS, "group_interactions(example_entries())")
-
-
-def _check_lab3() -> None:
-    context = budget.build_context(example_entries(), example_options(max_tokens=31))
-    call = "build_context(example_entries(), example_options(max_tokens=31))"
-    expect(context.kept_entry_ids, ["u2", "a2", "u3", "calls", "r-test", "r-read", "a3"], f"{call}.kept_entry_ids")
-    expect(context.reason, "trimmed", f"{call}.reason")
-    expect(budget.TokenLedger(31, 3, 22, 4, 2, 22, 31), context.tokens, f"{call}.tokens")
-
-
-def _check_lab4() -> None:
-    entry = compaction.create_compaction_entry(
-        example_entries(), id="compact-1", timestamp=100, summary=example_summary(),
-        first_kept_entry_id="u2", tokens_before=29)
-    expect(entry, compaction_object("compact-1", "a3", "u2"), "create_compaction_entry(example, id='compact-1', ...)")
-
-
-def _check_lab5() -> None:
-    start = resumption.resume_point(compacted_path())
-    call = "resume_point(compacted_path())"
-    expect((start.compaction_id, entry_ids(start.entries)),
-           ("compact-1", ["u2", "a2", "u3", "calls", "r-test", "r-read", "a3"]), f"{call} (compaction_id, entry ids)")
-    expect(start.summary_message, resumption.summary_message(example_summary()), f"{call}.summary_message")
-    context = budget.build_context(compacted_path(), example_options(max_tokens=43))
-    call = "build_context(compacted_path(), example_options(max_tokens=43))"
-    expect((context.reason, context.tokens.messages, len(context.messages)), ("complete", 33, 8),
-           f"{call} (reason, message tokens, number of messages)")
-
-
-EXAMPLE_CHECKS: dict[int, Callable[[], None]] = {
-    1: _check_lab1, 2: _check_lab2, 3: _check_lab3, 4: _check_lab4, 5: _check_lab5,
-}
-"""Lab number -> a check that raises unless the lab gives the running example's result."""
+MARKS = {"passed": "✓", "not started": "○"}
+"""How the checklist marks a case by its verdict's status (any other status is a failure: ✗)."""
 
 
 @dataclass(frozen=True)
 class Status:
-    """Where a lab stands: ``state`` is ``done``, ``not_implemented``, ``blocked`` or ``wrong``;
-    ``title`` is one line naming the lab (for ``not_implemented``, the lab's own error message),
-    ``detail`` what to do next or the error or assertion message."""
+    """Where a lab stands: ``state`` is ``done``, ``not_implemented``, ``blocked``, ``wrong`` or ``broken`` (a
+    saved file does not compile or cannot be loaded); ``title`` is one line, ``detail`` what to do next or
+    the problem, ``checklist`` the visible checks (None when they could not run), ``reloaded`` the files
+    the kernel had to reload, ``points`` how the lab's points split and ``excerpt`` the line of a problem
+    (with a caret under the fault)."""
 
     lab: Lab
     state: str
     title: str
     detail: str = ""
+    checklist: Checklist | None = None
+    reloaded: tuple[str, ...] = ()
+    points: str = ""
+    excerpt: str = ""
 
     @property
     def green(self) -> bool:
-        """True when the lab's example checks pass."""
+        """True when every visible check passes."""
         return self.state == "done"
 
 
 def lab_status(number: int) -> Status:
-    """Run lab ``number``'s example check and say where the lab stands (never raises for lab code)."""
+    """Sync lab ``number``'s saved files, run its visible checks and say where the lab stands (never raises
+    for lab code)."""
     info = lab(number)
     name = f"Lab {number} ({info.title}), {info.function}() in compaction_lab/{info.module}.py"
+    saved = sync(list(info.modules))
+    reloaded = tuple(saved.reloaded)
+    if saved.problems:
+        first, _, excerpt = saved.problems[0].partition("\n")
+        return Status(info, "broken", first, "Fix it and save the file, then run this cell again. Until then the "
+                      "kernel keeps the code it loaded before, and no check can pass.", reloaded=reloaded,
+                      excerpt=excerpt)
+    checklist = run_checklist(number)
+    points = points_sentence(info, {case.grade_id for case in checklist.cases})
+    state = checklist.state
+    if state == "broken":
+        first, _, excerpt = checklist.problem.partition("\n")
+        return Status(info, "broken", first, "", checklist, reloaded, points, excerpt)
+    if state == "not started":
+        return Status(info, "not_implemented", checklist.verdicts[0].message,
+                      f"Write {info.function}() in compaction_lab/{info.module}.py, save the file, and run this "
+                      "cell again.", checklist, reloaded, points)
+    if state == "blocked":
+        return Status(info, "blocked", f"{name}: blocked by lab {checklist.waiting_for}",
+                      checklist.verdicts[0].message, checklist, reloaded, points)
+    passing = sum(item.passed for item in checklist.verdicts)
+    title = f"{name}: {passing}/{len(checklist.verdicts)} visible checks pass"
+    return Status(info, "done" if state == "passed" else "wrong", title, "", checklist, reloaded, points)
+
+
+def checklist_lines(checklist: Checklist) -> list[str]:
+    """One line per visible check: its mark (✓, ✗ or ○ not started), grade cell, name and call; a failure
+    adds what came back and what was expected."""
+    lines = []
+    for case, verdict in zip(checklist.cases, checklist.verdicts, strict=True):
+        line = f"{MARKS.get(verdict.status, '✗')} {case.grade_id} · {case.name}: {case.call}"
+        if verdict.status not in MARKS:
+            line += f"\n      {verdict.message}"
+        lines.append(line)
+    return lines
+
+
+@dataclass(frozen=True)
+class PointSplit:
+    """A lab notebook's points: visible checks, hidden tests and written (hand-graded) answers, each with
+    its number of cells."""
+
+    visible: tuple[float, int]
+    hidden: tuple[float, int]
+    written: tuple[float, int]
+
+
+def point_split(notebook: Path, visible_grade_ids: Iterable[str]) -> PointSplit | None:
+    """How ``notebook``'s points split, from its nbgrader grade cells: test cells with visible checks
+    (``visible_grade_ids``), the other test cells (hidden tests only), and answers graded by hand. None
+    when the notebook cannot be read."""
     try:
-        EXAMPLE_CHECKS[number]()
-    except LabNotImplementedError as error:
-        if error.lab == number:
-            return Status(info, "not_implemented", str(error),
-                          f"Write {info.function}() in compaction_lab/{info.module}.py, save the file, "
-                          "and run this cell again.")
-        return Status(info, "blocked", f"{name}: blocked by lab {error.lab}", str(error))
-    except Exception as error:  # a student's bug of any kind is shown, not raised
-        return Status(info, "wrong", f"{name}: wrong result on the running example",
-                      f"{type(error).__name__}: {error}")
-    return Status(info, "done", f"{name}: the running example passes")
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return None
+    visible, groups = set(visible_grade_ids), {"visible": [], "hidden": [], "written": []}
+    for cell in cells:
+        grading = cell.get("metadata", {}).get("nbgrader", {})
+        if not grading.get("grade"):
+            continue
+        kind = ("written" if grading.get("solution") or cell.get("cell_type") != "code"
+                else "visible" if grading.get("grade_id") in visible else "hidden")
+        groups[kind].append(float(grading.get("points", 0)))
+    return PointSplit(**{kind: (sum(points), len(points)) for kind, points in groups.items()})
+
+
+def points_sentence(info: Lab, visible_grade_ids: Iterable[str]) -> str:
+    """``"Visible checks: 5 points (3 cells). Hidden tests: 3 points (3 cells), run when your work is graded.
+    Written answer: 2 points, graded by hand."``, from the lab's notebook beside the package folder."""
+    split = point_split(PACKAGE_DIR.parent / info.notebook, visible_grade_ids)
+    if split is None:
+        return "Hidden tests run when your work is graded."
+    visible, hidden, written = (f"{_number(points)} point{'s' * (points != 1)} ({cells} cell{'s' * (cells != 1)})"
+                                for points, cells in (split.visible, split.hidden, split.written))
+    return (f"Visible checks: {visible}. Hidden tests: {hidden}, run when your work is graded. "
+            f"Written answer: {written}, graded by hand.")
+
+
+def _number(points: float) -> str:
+    return str(int(points)) if points == int(points) else str(points)
 
 
 def show_status(number: int) -> None:
-    """Display lab ``number``'s status as a green or red box."""
+    """Display lab ``number``'s status: one green or red box with the checklist of its visible checks."""
     status = lab_status(number)
-    display(HTML(status_box(status.green, status.title, status.detail)))
+    notes = [f"Reloaded {name}: the kernel was running an older version of it." for name in status.reloaded]
+    detail = "\n".join(part for part in (status.detail, *notes) if part)
+    items = status.excerpt.splitlines() or (checklist_lines(status.checklist) if status.checklist else [])
+    display(HTML(status_box(status.green, status.title, detail, items, status.points)))
 
 
 def show_progress() -> None:

@@ -2,14 +2,18 @@
 
 Pure functions that return HTML strings (``IPython.display.HTML`` shows them); nothing here
 calls a lab. Texts are escaped; token columns use the example estimator unless told otherwise.
+``source_of`` shows a lab function's source as its file is saved (for "Your implementation").
 """
 
 from __future__ import annotations
 
+import ast
 import html
 import inspect
+import sys
 import traceback
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from .errors import LabNotImplementedError
@@ -20,10 +24,16 @@ GROUP_COLOURS = ("#ddf4ff", "#fff8c5", "#ffebe9", "#dafbe1", "#fbefff", "#eaeef2
 """Background colours of successive interactions (they repeat after six)."""
 
 
-def status_box(green: bool, title: str, detail: str = "") -> str:
-    """A green or red box with a bold title and an optional plain-text detail."""
+def status_box(green: bool, title: str, detail: str = "", items: Iterable[str] = (), footer: str = "") -> str:
+    """A green or red box with a bold title, an optional plain-text detail, a checklist (``items``, one
+    plain-text line each, shown as they are) and a footer line in grey."""
     colour = GREEN if green else RED
     body = f"<div style='white-space:pre-wrap'>{html.escape(detail)}</div>" if detail else ""
+    listed = "".join(f"<div>{html.escape(item)}</div>" for item in items)
+    if listed:
+        body += f"<div style='white-space:pre-wrap;font-family:monospace;margin-top:4px'>{listed}</div>"
+    if footer:
+        body += f"<div style='color:{GREY};margin-top:4px'>{html.escape(footer)}</div>"
     return (f"<div style='border-left:6px solid {colour};padding:6px 10px;margin:4px 0'>"
             f"<b style='color:{colour}'>{html.escape(title)}</b>{body}</div>")
 
@@ -135,11 +145,29 @@ def context_view(context: Any, estimate: Callable[[Any], float] = estimate_examp
 
 
 def source_of(function: Callable[..., Any]) -> str:
-    """The source of ``function`` followed by that of every function of its own module that it
-    calls by name (its helpers), as the file holds them now."""
-    module = inspect.getmodule(function)
-    text = inspect.getsource(function)
-    helpers = [helper for name, helper in inspect.getmembers(module, inspect.isfunction)
-               if helper.__module__ == function.__module__ and helper is not function and f"{name}(" in text]
-    return "\n\n".join(inspect.getsource(item) for item in [function, *helpers])
-
+    """The source of ``function`` as its module's file holds it now (read from disk and parsed, never
+    taken from the loaded code, which may be older), followed by every function of that file it calls,
+    directly or through another such helper, in file order. A file that does not compile is shown whole
+    after a comment naming the line; a function the file no longer defines is a one-line comment."""
+    path = Path(inspect.getfile(sys.modules[function.__module__]))
+    text = path.read_text(encoding="utf-8")
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as error:
+        return f"# {path.name} does not compile: line {error.lineno}: {error.msg}\n{text}"
+    functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if function.__name__ not in functions:
+        return f"# {function.__name__} is not defined in {path.name} as saved"
+    wanted, todo = set(), [function.__name__]
+    while todo:
+        name = todo.pop()
+        if name in wanted:
+            continue
+        wanted.add(name)
+        todo += [node.func.id for node in ast.walk(functions[name])
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions]
+    lines = text.splitlines()
+    chosen = [functions[function.__name__]] + [node for name, node in functions.items()
+                                                if name in wanted and name != function.__name__]
+    return "\n\n".join("\n".join(lines[min([node.lineno, *(item.lineno for item in node.decorator_list)]) - 1:
+                                       node.end_lineno]) for node in chosen)

@@ -52,29 +52,41 @@ def grouping_explorer() -> widgets.Widget:
     return widgets.VBox([choice, widgets.interactive_output(draw, {"name": choice})])
 
 
+SLIDER_LAYOUT = {"width": "48em"}
+"""Wide enough that one token of the window is about 12 pixels of slider (0 to 50 tokens)."""
+SLIDER_STYLE = {"description_width": "8em"}
+
+
+def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> str:
+    """Lab 3's explorer drawing: the example's interactions marked kept, dropped or overflowing (kept whole
+    although it does not fit) at the given window and fixed costs, then the token ledger."""
+    entries = example_entries()
+    context = budget.build_context(entries, example_options(max_tokens, reserved_output, safety_margin))
+    kept = set(context.kept_entry_ids)
+    fate = "overflowing (kept whole)" if context.reason == "single_group_overflow" else "kept"
+    notes = {}
+    for number, group in enumerate(grouping.group_interactions(entries), start=1):
+        for entry in group:
+            notes[entry["id"]] = f"interaction {number}: {fate if entry['id'] in kept else 'dropped'}"
+    kept_colour = "#ffebe9" if context.reason == "single_group_overflow" else "#dafbe1"
+    colours = {entry_id: kept_colour if entry_id in kept else "#eaeef2" for entry_id in notes}
+    return (f"<p><b>reason:</b> {context.reason}</p>"
+            + entries_table(entries, colours=colours, notes=notes) + ledger_table(context.tokens))
+
+
 def budget_explorer() -> widgets.Widget:
-    """Lab 3: sliders for the window and its fixed costs; shows each interaction as kept,
-    dropped or overflowing (kept whole although it does not fit), then the token ledger."""
+    """Lab 3: sliders for the window and its fixed costs (``budget_view``)."""
     sliders = {
         "max_tokens": widgets.IntSlider(value=31, min=0, max=50, description="max_tokens"),
         "reserved_output": widgets.IntSlider(value=4, min=0, max=20, description="reserved"),
         "safety_margin": widgets.IntSlider(value=2, min=0, max=20, description="margin"),
     }
+    for slider in sliders.values():
+        slider.layout, slider.style = widgets.Layout(**SLIDER_LAYOUT), SLIDER_STYLE
 
     def draw(max_tokens: int, reserved_output: int, safety_margin: int) -> None:
         with demo():
-            entries = example_entries()
-            context = budget.build_context(entries, example_options(max_tokens, reserved_output, safety_margin))
-            kept = set(context.kept_entry_ids)
-            fate = "overflowing (kept whole)" if context.reason == "single_group_overflow" else "kept"
-            notes = {}
-            for number, group in enumerate(grouping.group_interactions(entries), start=1):
-                for entry in group:
-                    notes[entry["id"]] = f"interaction {number}: {fate if entry['id'] in kept else 'dropped'}"
-            kept_colour = "#ffebe9" if context.reason == "single_group_overflow" else "#dafbe1"
-            colours = {entry_id: kept_colour if entry_id in kept else "#eaeef2" for entry_id in notes}
-            display(HTML(f"<p><b>reason:</b> {context.reason}</p>"
-                         + entries_table(entries, colours=colours, notes=notes) + ledger_table(context.tokens)))
+            display(HTML(budget_view(max_tokens, reserved_output, safety_margin)))
 
     return widgets.VBox([*sliders.values(), widgets.interactive_output(draw, sliders)])
 
@@ -100,29 +112,34 @@ def _compaction_notes(path: list[Entry]) -> dict[str, str]:
     return notes
 
 
+def resumption_view(path: list[Entry], max_tokens: int) -> str:
+    """Lab 5's explorer drawing: first what the model would see at ``max_tokens`` (so it is on screen next
+    to the controls), then the session path with its compactions, first kept entry and sent entries marked."""
+    try:
+        context, problem = budget.build_context(path, example_options(max_tokens=max_tokens)), None
+    except Exception as error:  # shown in red in place of the context
+        context, problem = None, error
+    kept = context.kept_entry_ids if context else []
+    notes = _compaction_notes(path)
+    for entry_id in kept:
+        notes[entry_id] = ("sent; " + notes[entry_id]) if entry_id in notes else "sent"
+    colours = {entry_id: "#dafbe1" for entry_id in kept}
+    return ("<p><b>What the model would see</b></p>"
+            + (context_view(context) if context else error_box(problem))
+            + "<p><b>The session path</b> (append-only: nothing is ever removed)</p>"
+            + entries_table(path, colours=colours, notes=notes))
+
+
 def resumption_explorer() -> widgets.Widget:
-    """Lab 5: the session path with its compactions and the first kept entry marked, then what
-    the model would see at the chosen window."""
+    """Lab 5: choose a path and a window (``resumption_view``)."""
     cases = resumption_cases()
     choice = widgets.Dropdown(options=list(cases), value="compact-1, then u4 and a4", description="path",
                               layout={"width": "40em"})
-    max_tokens = widgets.IntSlider(value=43, min=0, max=80, description="max_tokens")
+    max_tokens = widgets.IntSlider(value=43, min=0, max=80, description="max_tokens",
+                                   layout=widgets.Layout(**SLIDER_LAYOUT), style=SLIDER_STYLE)
 
     def draw(name: str, max_tokens: int) -> None:
-        path = cases[name]
-        try:
-            context, problem = budget.build_context(path, example_options(max_tokens=max_tokens)), None
-        except Exception as error:  # shown below the path, in red
-            context, problem = None, error
-        kept = context.kept_entry_ids if context else []
-        notes = _compaction_notes(path)
-        for entry_id in kept:
-            notes[entry_id] = ("sent; " + notes[entry_id]) if entry_id in notes else "sent"
-        colours = {entry_id: "#dafbe1" for entry_id in kept}
-        display(HTML("<p><b>The session path</b> (append-only: nothing is ever removed)</p>"
-                     + entries_table(path, colours=colours, notes=notes)
-                     + "<p><b>What the model would see</b></p>"
-                     + (context_view(context) if context else error_box(problem))))
+        display(HTML(resumption_view(cases[name], max_tokens)))
 
     return widgets.VBox([choice, max_tokens, widgets.interactive_output(draw, {"name": choice,
                                                                              "max_tokens": max_tokens})])

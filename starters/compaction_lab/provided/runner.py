@@ -19,8 +19,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .wire import observe
-
 _write, _dumps = os.write, json.dumps  # bound before any student code runs
 
 
@@ -44,6 +42,8 @@ def main(argv: list[str]) -> int:
                                  "message": str(error)[:2000]}})
         return 0
     report({"ready": True})
+    from .wire import observe  # only now: it imports lab modules, whose failures are reported above
+
     for case in cases:
         report({"start": case["key"]})
         observation = observe(case["function"], case["args"], case["kwargs"])

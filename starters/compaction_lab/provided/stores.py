@@ -13,10 +13,15 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..records import Entry, parse_session_entry
 from .errors import SessionStoreError
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; see JsonlSessionStore
+    fcntl = None
 
 
 class InMemorySessionStore:
@@ -67,57 +72,112 @@ class JsonlSessionStore:
     naming its line number, never skipped. A last line without its newline is an uncommitted
     tail: not an entry, its bytes left untouched, and the store is read-only
     (``append`` raises naming the byte offset) until ``discard_torn_tail()`` is called.
+
+    One writer per file: the first ``append`` (or ``discard_torn_tail``) takes an exclusive OS
+    lock on the file (``fcntl.flock``) and the store holds it until ``close()``, the end of a
+    ``with`` block or its own deletion. While another open store holds it, in this process or any
+    other, ``append`` raises ``SessionStoreError`` naming the file and nothing is written, so two
+    writers never interleave or repeat an id and the file always reopens. Reading never locks.
+    A store that takes the lock after the file has grown since it read it reads it again first,
+    so it never appends on a stale view. Without ``fcntl`` (Windows) no lock is taken.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
+        self._handle: BinaryIO | None = None
         self.path = Path(path)
+        self._size = 0
         self._memory = InMemorySessionStore()
         self.torn_tail_offset: int | None = None
         if self.path.exists():
             self._load(self.path.read_bytes())
 
     def _load(self, data: bytes) -> None:
+        memory = InMemorySessionStore()
         committed_end = data.rfind(b"\n") + 1
-        if committed_end < len(data):
-            self.torn_tail_offset = committed_end
         for number, line in enumerate(data[:committed_end].split(b"\n")[:-1], start=1):
             try:
-                self._memory.append(json.loads(line))
+                memory.append(json.loads(line))
             except ValueError as error:
                 raise SessionStoreError(f"{self.path}: line {number}: {error}") from error
+        self._memory, self._size = memory, len(data)
+        self.torn_tail_offset = committed_end if committed_end < len(data) else None
 
     @property
     def read_only(self) -> bool:
         """True while an uncommitted tail is waiting for ``discard_torn_tail()``."""
         return self.torn_tail_offset is not None
 
+    def _writer(self) -> BinaryIO:
+        """The file opened for appending under this store's lock (taken on first use, the view
+        re-read if the file changed); ``SessionStoreError`` naming the file if another store holds it."""
+        if self._handle is None:
+            handle = self.path.open("a+b")
+            if not _lock(handle):
+                handle.close()
+                raise SessionStoreError(
+                    f"{self.path}: another open store (in this or another process) holds this session file "
+                    "for writing; append through that store, or close it first"
+                )
+            self._handle = handle
+            if os.fstat(handle.fileno()).st_size != self._size:
+                handle.seek(0)
+                self._load(handle.read())
+        return self._handle
+
     def append(self, obj: dict[str, Any]) -> Entry:
-        """Parse, check and commit ``obj`` as one line; return a copy of the stored entry."""
+        """Parse, check and commit ``obj`` as one line; return a copy of the stored entry.
+
+        Raises ``SessionStoreError`` naming the file while another store holds it for writing or
+        while the store is ``read_only`` (naming the byte offset), and what
+        ``InMemorySessionStore.append`` raises; nothing is written on an error.
+        """
+        handle = self._writer()
         if self.torn_tail_offset is not None:
             raise SessionStoreError(
                 f"{self.path}: read-only: uncommitted tail at byte offset {self.torn_tail_offset}; "
                 "call discard_torn_tail() to repair the file first"
             )
         entry = self._memory.prepare(obj)
-        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
-        with self.path.open("ab") as handle:
-            handle.write(line.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
+        line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        handle.write(line)
+        handle.flush()
+        os.fsync(handle.fileno())
+        self._size += len(line)
         return self._memory.append(entry)
 
     def discard_torn_tail(self) -> bytes:
-        """Cut the uncommitted tail off the file and return its bytes (empty if there was none)."""
+        """Cut the uncommitted tail off the file and return its bytes (empty if there was none).
+
+        Takes the write lock like ``append`` (``SessionStoreError`` naming the file if another store holds it).
+        """
         if self.torn_tail_offset is None:
             return b""
-        with self.path.open("r+b") as handle:
-            handle.seek(self.torn_tail_offset)
-            tail = handle.read()
-            handle.truncate(self.torn_tail_offset)
-            handle.flush()
-            os.fsync(handle.fileno())
-        self.torn_tail_offset = None
+        handle = self._writer()
+        if self.torn_tail_offset is None:  # the file was read again: another writer repaired it
+            return b""
+        handle.seek(self.torn_tail_offset)
+        tail = handle.read()
+        handle.truncate(self.torn_tail_offset)
+        handle.flush()
+        os.fsync(handle.fileno())
+        self._size, self.torn_tail_offset = self.torn_tail_offset, None
         return tail
+
+    def close(self) -> None:
+        """Release the write lock if this store holds it; the store can still read, and lock again on
+        the next ``append``. Closing twice is harmless."""
+        if self._handle is not None:
+            self._handle.close()  # closing the descriptor releases the flock
+            self._handle = None
+
+    def __enter__(self) -> JsonlSessionStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
 
     def get(self, entry_id: str) -> Entry:
         """Return a copy of entry ``entry_id``; ``KeyError`` naming it if absent."""
@@ -129,6 +189,17 @@ class JsonlSessionStore:
 
     def __len__(self) -> int:
         return len(self._memory)
+
+
+def _lock(handle: BinaryIO) -> bool:
+    """Take an exclusive, non-blocking ``flock`` on ``handle``: True if taken (or no ``fcntl``), False if held."""
+    if fcntl is None:
+        return True
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    return True
 
 
 def path_to(entries: Iterable[Entry], leaf_id: str) -> list[Entry]:

@@ -28,6 +28,7 @@ from typing import Any
 
 from ..errors import LabNotImplementedError
 from ..labs import LABS
+from ..saved import sync
 
 EXPECTED_FILE = Path(__file__).with_name("expected.json")
 
@@ -289,7 +290,8 @@ PRINTED = "What your code printed while these checks ran (shown, never scored):"
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
     ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` while the lab is not
-    started). A cell without visible cases says its points are graded by hidden tests.
+    started). A cell without visible cases says its points are graded by hidden tests. The lab's saved files
+    (``saved.sync``) must compile first: otherwise the checks would run code that is no longer in them.
 
     What your code prints while the cases run, on stdout or stderr (a warning, a log line, a debug print), is
     collected and printed after the case lines, below ``PRINTED``, on stdout: it is shown, and never decides
@@ -299,6 +301,11 @@ def check(grade_id: str) -> None:
     if not cases:
         print(f"{grade_id}: graded by hidden tests when your work is graded; the docstring above says what they check.")
         return
+    lab = next(item for item in LABS if item.number == cases[0].lab)
+    problems = sync(list(lab.modules)).problems
+    if problems:
+        raise AssertionError(f"{problems[0]}\nFix it and save the file: until then this kernel runs the code it "
+                             "loaded before, and no check can pass.")
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         verdicts = run_visible(cases)
@@ -309,7 +316,6 @@ def check(grade_id: str) -> None:
         print(f"{PRINTED}\n{printed.getvalue().rstrip()}")
     started = [result for result in verdicts if result.status != "not started"]
     if not started:
-        lab = next(item for item in LABS if item.number == cases[0].lab)
         raise LabNotImplementedError(lab.number, lab.function)
     failed = [result for result in verdicts if not result.passed]
     if failed:

@@ -1,0 +1,147 @@
+"""``workbook check``: the notebooks' visible checks on a workspace's package, one line per lab, in a fresh
+interpreter, after a plain install (no pytest, hypothesis or nbgrader needed or loaded).
+
+Only lab 3's visible cases exist on this branch; a lab without them says so in its one line."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from compaction_lab.provided.cases import visible_cases
+from compaction_lab.provided.labs import LABS
+from workbook.check import check_lines
+from workbook.cli import COMMANDS, command_help, main, parser
+from workbook.paths import REPO, SOLUTIONS, STARTERS
+from workbook.submissions import buggy
+
+BLOCKED = ("pytest", "hypothesis", "nbgrader", "nbformat", "jsonschema")
+"""What a student's check must neither need nor load."""
+
+
+def workspace(tmp_path: Path, package: Path = SOLUTIONS, **modules: Path) -> Path:
+    """A folder holding a copy of ``package`` as ``compaction_lab/``, with ``modules`` (name -> file) replaced."""
+    folder = tmp_path / "labs"
+    shutil.copytree(package, folder / "compaction_lab", ignore=shutil.ignore_patterns("__pycache__"))
+    for name, path in modules.items():
+        shutil.copyfile(path, folder / "compaction_lab" / f"{name}.py")
+    return folder
+
+
+def append(folder: Path, module: str, text: str) -> int:
+    """Append ``text`` to ``module``'s file; return the line number of its first line."""
+    path = folder / "compaction_lab" / f"{module}.py"
+    source = path.read_text()
+    path.write_text(source + text)
+    return source.count("\n") + 1
+
+
+def lines_of(capsys) -> list[str]:
+    return capsys.readouterr().out.splitlines()
+
+
+def has_cases(lab: int) -> bool:
+    try:
+        return bool(visible_cases(lab))
+    except ModuleNotFoundError:
+        return False
+
+
+def test_lab3_passes_on_the_solutions(tmp_path, capsys):
+    assert main(["check", "3", "--workspace", str(workspace(tmp_path))]) == 0
+    assert lines_of(capsys) == ["lab 3: 5/5 visible checks pass; hidden tests run at grading"]
+
+
+def test_lab3_not_started_on_the_starters(tmp_path, capsys):
+    assert main(["check", "3", "--workspace", str(workspace(tmp_path, STARTERS))]) == 1
+    assert lines_of(capsys) == ["lab 3: not started (build_context raises LabNotImplementedError)"]
+
+
+def test_lab3_blocked_while_lab2_is_not_started(tmp_path, capsys):
+    folder = workspace(tmp_path, STARTERS, budget=SOLUTIONS / "budget.py")
+    assert main(["check", "3", "--workspace", str(folder)]) == 1
+    assert lines_of(capsys) == ["lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not "
+                                "implemented yet; see 02_interaction_grouping.ipynb)"]
+
+
+def test_a_wrong_lab_names_its_first_failing_check(tmp_path, capsys):
+    folder = buggy(tmp_path / "labs" / "compaction_lab").parent  # keeps messages[-3:]
+    assert main(["check", "3", "--workspace", str(folder)]) == 1
+    assert lines_of(capsys) == [
+        "lab 3: 2/5 visible checks pass; window_31_keeps_two: called build_context(example_entries(), "
+        "example_options(max_tokens=31)), got .kept_entry_ids[0] = 'r-test', expected 'u2'"]
+
+
+def test_a_syntax_error_names_file_and_line(tmp_path, capsys):
+    folder = workspace(tmp_path)
+    line = append(folder, "grouping", "\ndef broken(:\n    pass\n") + 1
+    assert main(["check", "3", "--workspace", str(folder)]) == 1
+    assert lines_of(capsys) == [f"lab 3: compaction_lab/grouping.py does not compile: line {line}: invalid syntax"]
+
+
+def test_every_lab_is_one_line_without_tracebacks(tmp_path, capsys):
+    assert main(["check", "--workspace", str(workspace(tmp_path, STARTERS))]) == 1
+    out = lines_of(capsys)
+    assert [line.split(":")[0] for line in out] == [f"lab {lab.number}" for lab in LABS]
+    for lab, line in zip(LABS, out, strict=True):
+        if has_cases(lab.number):
+            assert line == f"lab {lab.number}: not started ({lab.function} raises LabNotImplementedError)"
+        else:
+            assert line.startswith(f"lab {lab.number}: its visible checks could not be loaded: ")
+
+
+def test_what_the_code_prints_is_not_shown(tmp_path, capsys):
+    folder = workspace(tmp_path)
+    append(folder, "budget", "\nprint('noise from budget.py')\n")
+    assert main(["check", "3", "--workspace", str(folder)]) == 0
+    assert "noise" not in capsys.readouterr().out
+
+
+def test_an_endless_loop_or_an_exit_costs_the_labs_it_stops(tmp_path):
+    folder = workspace(tmp_path)
+    append(folder, "budget", "\n\ndef build_context(active_path, options):\n    while True:\n        pass\n")
+    assert check_lines(folder, 3, seconds=3) == [
+        {"lab": "3", "passed": False, "summary": "lab 3: did not finish within 3 s (an endless loop in your code?)"}]
+    append(folder, "budget", "\n\ndef build_context(active_path, options):\n    import os\n    os._exit(3)\n")
+    lines = check_lines(folder)
+    assert [line["summary"] for line in lines[2:]] == [
+        "lab 3: the checks ended with exit status 3", "lab 4: not checked (the checks stopped at lab 3)",
+        "lab 5: not checked (the checks stopped at lab 3)"]
+
+
+def test_check_names_a_missing_package_and_a_wrong_lab(tmp_path, capsys):
+    assert main(["check", "--workspace", str(tmp_path)]) == 1
+    assert "no compaction_lab/ package" in capsys.readouterr().out
+    assert main(["check", "6", "--workspace", str(workspace(tmp_path))]) == 1
+    assert lines_of(capsys) == ["there is no lab 6; the labs are 1 to 5"]
+
+
+def test_works_after_a_plain_install_and_loads_no_test_or_grading_library(tmp_path):
+    """Each blocked library is a package that refuses to import, first on the path of both processes."""
+    blockers = tmp_path / "blockers"
+    for name in BLOCKED:
+        (blockers / name).mkdir(parents=True)
+        (blockers / name / "__init__.py").write_text(f"raise ImportError('{name} is not installed')\n")
+    environment = {"PYTHONPATH": str(blockers), "PATH": "/usr/bin:/bin"}
+    folder = workspace(tmp_path)
+
+    def workbook(*argv: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "workbook.cli", *argv], cwd=REPO, env=environment,
+                              capture_output=True, text=True, check=False)
+
+    done = workbook("check", "3", "--workspace", str(folder))
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "lab 3: 5/5 visible checks pass; hidden tests run at grading\n", "")
+    done = workbook("--help")
+    assert (done.returncode, done.stderr) == (0, "") and "check     run the notebooks' visible checks" in done.stdout
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_help_lists_each_command_with_the_help_its_module_registers(command):
+    """``workbook --help`` reads each command's help from its module's source; importing the module gives the same."""
+    assert parser(command).format_help() == parser().format_help()
+    assert command_help(COMMANDS[command], command) != ""

@@ -1,0 +1,212 @@
+"""Grades that hold: a bank of hostile and accidental submissions graded by ``workbook autograde`` in one batch
+with an honest complete and an honest blank control. Each gets exactly its honest score from the judge (that
+of the package it was built from, minus the labs its trick or accident really breaks), the controls keep
+their grades, and the review mark appears where the in-kernel score differs from the judge's."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from compaction_lab.provided.labs import LABS
+from workbook.autograde import grade_with_progress
+from workbook.course import build
+from workbook.feedback import feedback, html_text
+from workbook.grades import read_grades
+from workbook.release import release
+from workbook.scoring import read_results
+from workbook.starters import replace_region
+from workbook.submissions import blank, buggy, complete, submit
+
+pytestmark = pytest.mark.slow
+
+IPYTHON = "from IPython import get_ipython\n_ip = get_ipython()\nif _ip is not None:\n"
+TRICKS = {
+    # The student's process lies about what happened; the judge runs the cases itself.
+    "pre_run_cell_display": IPYTHON + "    from IPython.display import display\n"
+                                      "    _ip.events.register('pre_run_cell', lambda *a: display('passed'))\n",
+    "ast_transformer": IPYTHON + "    import ast\n    class _Nothing(ast.NodeTransformer):\n"
+                                 "        def visit_Module(self, node):\n"
+                                 "            return ast.Module(body=[ast.Pass()], type_ignores=[])\n"
+                                 "    _ip.ast_transformers.append(_Nothing())\n",
+    "input_transformer": IPYTHON + "    _ip.input_transformers_post.append(lambda lines: ['pass\\n'])\n",
+    "no_traceback": IPYTHON + "    _ip.showtraceback = lambda *a, **k: None\n"
+                              "    _ip.events.register('post_run_cell', lambda result: setattr(result, "
+                              "'error_in_exec', None))\n",
+    "rebind_check": "import compaction_lab.provided.cases as _cases\n_cases.check = lambda grade_id: None\n"
+                    "_cases.verdict = lambda case, *a, **k: _cases.Verdict(case.key, 'passed')\n",
+    "tracer_rebinds": "import sys\nimport compaction_lab.provided.cases as _cases\n"
+                      "def _tracer(frame, event, arg):\n    _cases.check = lambda grade_id: None\n    return None\n"
+                      "sys.settrace(_tracer)\n",
+    "import_hook": "import sys\nclass _Finder:\n    def find_spec(self, name, path, target=None):\n"
+                   "        module = sys.modules.get('compaction_lab.provided.cases')\n"
+                   "        if module is not None:\n            module.check = lambda grade_id: None\n"
+                   "        return None\nsys.meta_path.insert(0, _Finder())\n",
+    "lying_builtins": "import builtins, copy\n_real = builtins.isinstance\n"
+                      "builtins.isinstance = lambda value, kind: True if kind in (dict, list) else _real(value, kind)\n"
+                      "copy.deepcopy = lambda value, memo=None: value\n",
+    "replaced_serializer": "import json, sys\nimport compaction_lab.provided.cases as _cases\n"
+                           "import compaction_lab.provided.wire as _wire\n"
+                           "_known = json.loads(_cases.EXPECTED_FILE.read_text())\n"
+                           "def _observe(function, args, kwargs):\n"
+                           "    for case in _cases.visible_cases():\n"
+                           "        if case.function == function and list(case.args) == args:\n"
+                           "            return _known[case.key]\n"
+                           "    return {'returned': None, 'inputs_after': [args, kwargs]}\n"
+                           "_wire.observe = _observe\n"
+                           "for _module in list(sys.modules.values()):\n"
+                           "    if getattr(_module, 'observe', None) is not None and _module is not _wire:\n"
+                           "        _module.observe = _observe\n",
+}
+"""Each appended to every lab module of the blank starter package: its honest score is 0."""
+
+NOISE = {
+    "warns": "import warnings\nwarnings.warn('a debug warning')\n",
+    "logs": "import logging\nlogging.getLogger('student').warning('a debug log line')\n",
+    "prints_to_stderr": "import sys\nprint('debug output', file=sys.stderr)\n",
+}
+"""Each put at the top of every lab function of the solutions: correct work, so full marks."""
+
+ALWAYS_EQUAL = ("class _Equal:\n    def __eq__(self, other):\n        return True\n    def __len__(self):\n"
+                "        return 1\nreturn _Equal()")
+LEAK = ("import inspect, json\n"
+        "raise ValueError('LEAK ' + json.dumps([repr(f.frame.f_locals)[:300] for f in inspect.stack()]))")
+
+
+def blank_with(dest: Path, snippet: str) -> Path:
+    blank(dest)
+    for lab in LABS:
+        module = dest / f"{lab.module}.py"
+        module.write_text(module.read_text() + "\n\n" + snippet)
+    return dest
+
+
+def before_region(source: str, code: str) -> str:
+    """``source`` with ``code`` inserted, at the region's indentation, before its first ``# BEGIN LAB`` line."""
+    start = source.index("# BEGIN LAB")
+    line_start = source.rindex("\n", 0, start) + 1
+    indent = source[line_start:start]
+    return source[:line_start] + "".join(f"{indent}{line}\n" for line in code.splitlines()) + source[line_start:]
+
+
+def complete_with_region(dest: Path, lab: int, body: str) -> Path:
+    """The solutions with lab ``lab``'s first region replaced by ``body``."""
+    complete(dest)
+    module = dest / f"{LABS[lab - 1].module}.py"
+    module.write_text(replace_region(module.read_text(), lab, body, module.name))
+    return dest
+
+
+def complete_noisy(dest: Path, noise: str) -> Path:
+    """The solutions with ``noise`` run first in every lab function."""
+    complete(dest)
+    for lab in LABS:
+        module = dest / f"{lab.module}.py"
+        module.write_text(before_region(module.read_text(), noise))
+    return dest
+
+
+def packages(root: Path) -> dict[str, tuple[Path, dict[int, str]]]:
+    """Student -> (package, what each lab must score: "complete", "blank" or "broken")."""
+    full = {lab.number: "complete" for lab in LABS}
+    zero = {lab.number: "blank" for lab in LABS}
+    made = {"control_complete": (complete(root / "control_complete"), full),
+            "control_blank": (blank(root / "control_blank"), zero)}
+    for name, snippet in TRICKS.items():
+        made[name] = (blank_with(root / name, snippet), zero)
+    for name, noise in NOISE.items():
+        made[name] = (complete_noisy(root / name, noise), full)
+    made["always_equal"] = (complete_with_region(root / "always_equal", 3, ALWAYS_EQUAL), {**full, 3: "blank"})
+    made["infinite_loop"] = (complete_with_region(root / "infinite_loop", 3, "while True:\n    pass"),
+                             {**full, 3: "blank"})
+    made["exit_in_lab4"] = (complete_with_region(root / "exit_in_lab4", 4, "import os\nos._exit(0)"),
+                            {**full, 4: "blank"})
+    exits = complete(root / "exit_at_import")
+    (exits / "budget.py").write_text((exits / "budget.py").read_text() + "\n\nimport os\n\nos._exit(3)\n")
+    made["exit_at_import"] = (exits, {**full, 3: "blank"})
+    loud = complete(root / "ten_million_lines")
+    (loud / "resumption.py").write_text((loud / "resumption.py").read_text() + "\n\nfor _ in range(10**7):\n"
+                                        "    print('x')\n")
+    made["ten_million_lines"] = (loud, full)
+    made["lab3_bug"] = (buggy(root / "lab3_bug"), {**full, 3: "broken"})
+    made["leaks_call_site"] = (complete_with_region(root / "leaks_call_site", 3, LEAK), {**full, 3: "blank"})
+    return made
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory):
+    root = tmp_path_factory.mktemp("judge-bank")
+    course = build(root / "course")
+    release(course)
+    made = packages(root / "packages")
+    for student, (package, _) in made.items():
+        submit(course, student, package)
+    out = StringIO()
+    outcomes = grade_with_progress(course, None, jobs=2, timeout=5, console=Console(file=out, width=250),
+                                   submission_timeout=600)
+    with course.gradebook() as gradebook:
+        grades = {grade.student: grade for grade in read_grades(gradebook, list(made))}
+    return course, made, {outcome.student: outcome for outcome in outcomes}, grades, out.getvalue()
+
+
+def lab_scores(grade) -> dict[int, float]:
+    return {index + 1: lab.auto_score for index, lab in enumerate(grade.labs)}
+
+
+def test_every_submission_is_graded_and_the_batch_completes(bank):
+    _, made, outcomes, _, printed = bank
+    assert sorted(outcomes) == sorted(made)
+    assert all(outcome.graded for outcome in outcomes.values()), printed
+
+
+def test_each_gets_exactly_its_honest_score_from_the_judge(bank):
+    _, made, _, grades, printed = bank
+    complete_scores = lab_scores(grades["control_complete"])
+    blank_scores = lab_scores(grades["control_blank"])
+    assert set(blank_scores.values()) == {0}
+    for student, (_, expected) in made.items():
+        scores = lab_scores(grades[student])
+        for lab, kind in expected.items():
+            if kind == "complete":
+                assert scores[lab] == complete_scores[lab], (student, lab, scores, printed)
+            elif kind == "blank":
+                assert scores[lab] == 0, (student, lab, scores)
+            else:
+                assert 0 <= scores[lab] < complete_scores[lab], (student, lab, scores)
+
+
+def test_the_review_mark_appears_where_the_kernel_and_the_judge_differ(bank):
+    course, _, _, _, printed = bank
+    for student in ("rebind_check", "replaced_serializer"):  # the notebook's cells then pass
+        results = read_results(course, student)
+        assert results["review"], student
+        assert "review: " in printed
+    for student in ("control_complete", "control_blank", "warns"):
+        assert read_results(course, student)["review"] == [], student
+
+
+def test_crashes_and_hangs_are_named_in_the_status(bank):
+    course, _, _, _, _ = bank
+    statuses = {lab["lab"]: lab["status"] for lab in read_results(course, "infinite_loop")["labs"]}
+    assert "timed out" in statuses[3] and statuses[5] == "graded"
+    statuses = {lab["lab"]: lab["status"] for lab in read_results(course, "exit_at_import")["labs"]}
+    assert "budget.py" in statuses[3] and statuses[4] == "graded"
+    statuses = {lab["lab"]: lab["status"] for lab in read_results(course, "exit_in_lab4")["labs"]}
+    assert "crashed" in statuses[4]
+
+
+def test_feedback_never_shows_a_hidden_cases_inputs(bank):
+    course, *_ = bank
+    report = feedback(course)
+    assert "leaks_call_site" in report.pages
+    text = "".join(html_text(page) for page in report.pages["leaks_call_site"])
+    assert "LEAK" in text  # a visible case's message, cut short
+    results = read_results(course, "leaks_call_site")
+    hidden = [case for lab in results["labs"] for case in lab["cases"] if case["hidden"]]
+    assert hidden and all(case["message"] == "" and case["call"] == "" for case in hidden)
+    assert "84 words" not in text and "flushed to disk" not in text  # a hidden case's input (hidden_cases/budget.py)
+    assert json.dumps(results).count("LEAK") <= len(results["labs"][2]["cases"])

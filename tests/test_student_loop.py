@@ -1,0 +1,226 @@
+"""The student's loop with a kernel running: edit a lab file, save, run again (issue 12).
+
+- In a real IPython kernel with the notebook's own setup cell (autoreload on): a saved syntax error turns the
+  status red naming file and line and makes the test cells fail (autoreload keeps the old code, which would
+  pass), and "Your implementation" shows the file as saved, new helper included, without a restart.
+- In practice mode's JupyterLab (``workbook practice DIR``) in Debian's Chromium (Playwright): no instructor
+  tools and no assignment list; lab 3 (the lab converted to visible cases on this branch) runs all green,
+  then a syntax error saved in the editor turns the status red naming the line; the budget slider is wide
+  enough to set a token at a time. Screenshot: ``test-artifacts/practice-lab3-syntax-error.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+import requests
+from hub_harness import free_port
+from jupyter_client.manager import start_new_kernel
+from test_hub import CHROMIUM, CHROMIUM_FLAGS, NO_HUB_EXTRA
+
+from workbook.paths import NOTEBOOKS, REPO, SOLUTIONS
+
+LAB3 = "03_budget_projection.ipynb"
+BROKEN = "\n\ndef broken(:\n    pass\n"
+SCREENSHOT = REPO / "test-artifacts" / "practice-lab3-syntax-error.png"
+NEW_HELPER = '''def fixed_costs(options: BudgetOptions, system: float) -> float:
+    """What is left for messages once the fixed costs are paid."""
+    return max(0, options.max_tokens - system - options.reserved_output - options.safety_margin)
+
+
+'''
+SPENT = "available = max(0, options.max_tokens - system - options.reserved_output - options.safety_margin)"
+
+pytestmark = pytest.mark.slow
+
+
+def lab3_workspace(folder: Path) -> Path:
+    """``folder`` holding lab 3's notebook beside a copy of the solution package."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(NOTEBOOKS / LAB3, folder)
+    shutil.copytree(SOLUTIONS, folder / "compaction_lab", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def save(path: Path, text: str) -> None:
+    """Write ``text`` as an editor saves a file, a little later than the last save (autoreload compares times)."""
+    time.sleep(1.1)
+    path.write_text(text)
+
+
+class Kernel:
+    """A python3 kernel in a folder; ``run(code)`` returns the outputs (iopub contents) of one execution."""
+
+    def __init__(self, folder: Path) -> None:
+        self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=str(folder))
+
+    def run(self, code: str) -> list[dict]:
+        outputs: list[dict] = []
+
+        def keep(message: dict) -> None:
+            if message["msg_type"] in ("stream", "display_data", "execute_result", "error"):
+                outputs.append(message["content"])
+
+        self.client.execute_interactive(code, output_hook=keep, timeout=120)
+        return outputs
+
+    def close(self) -> None:
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=True)
+
+
+def html_of(outputs: list[dict]) -> str:
+    return "".join(output.get("data", {}).get("text/html", "") for output in outputs)
+
+
+def text_of(outputs: list[dict]) -> str:
+    return "".join(output.get("text", "") + output.get("data", {}).get("text/plain", "") for output in outputs)
+
+
+def test_the_kernel_never_runs_code_the_file_no_longer_holds(tmp_path):
+    folder = lab3_workspace(tmp_path / "labs")
+    budget = folder / "compaction_lab" / "budget.py"
+    cells = {cell.get("id"): cell.source for cell in nbformat.read(folder / LAB3, as_version=4).cells}
+    kernel = Kernel(folder)
+    try:
+        kernel.run(cells["lab3_setup"])
+        assert "5/5 visible checks pass" in html_of(kernel.run("show_status(3)"))
+
+        source = budget.read_text()
+        save(budget, source + BROKEN)
+        line = source.count("\n") + 3
+        kernel.run(cells["lab3_setup"])  # Run All: autoreload fails here and keeps the old code
+        status = html_of(kernel.run("show_status(3)"))
+        assert f"compaction_lab/budget.py does not compile: line {line}: invalid syntax" in status
+        assert "#cf222e" in status and "visible checks pass" not in status
+        [error] = [output for output in kernel.run(cells["lab3_fixed_costs"]) if "ename" in output]
+        assert error["ename"] == "AssertionError" and f"budget.py does not compile: line {line}" in error["evalue"]
+
+        edited = source.replace("def build_context(", NEW_HELPER + "def build_context(").replace(
+            SPENT, "available = fixed_costs(options, system)")
+        save(budget, edited)
+        kernel.run(cells["lab3_setup"])
+        assert "5/5 visible checks pass" in html_of(kernel.run("show_status(3)"))
+        shown = text_of(kernel.run(cells["lab3_source"]))
+        assert shown.startswith("def build_context(") and shown.count("def build_context(") == 1
+        assert "def fixed_costs(" in shown and "def measure(" in shown and "class BudgetOptions" not in shown
+    finally:
+        kernel.close()
+
+
+@pytest.fixture(scope="module")
+def practice_lab(tmp_path_factory):
+    """``workbook practice`` on a fresh workspace whose labs 2, 3 and 5 are the solutions, serving JupyterLab:
+    yields (base URL with token query, workspace)."""
+    folder = tmp_path_factory.mktemp("practice") / "labs"
+    workbook = [sys.executable, "-m", "workbook.cli", "practice", str(folder)]
+    subprocess.run([*workbook, "--no-lab"], check=True, capture_output=True)
+    for module in ("grouping", "budget", "resumption"):
+        shutil.copy(SOLUTIONS / f"{module}.py", folder / "compaction_lab")
+    port, token = free_port(), "practice-test-token"
+    options = ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}"]
+    options += ["--allow-root"] if os.geteuid() == 0 else []
+    log = folder.parent / "jupyterlab.log"
+    with open(log, "w") as out:
+        server = subprocess.Popen([*workbook, "--", *options], stdout=out, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                if requests.get(f"{base}/api/status?token={token}", timeout=2).ok:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert server.poll() is None, log.read_text()
+            time.sleep(0.5)
+        yield base, token, folder
+    finally:
+        server.terminate()  # the workbook process became JupyterLab, which stops its kernels
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_practice_jupyterlab_has_no_instructor_tools_and_no_assignment_list(practice_lab):
+    base, token, _ = practice_lab
+    page = requests.get(f"{base}/lab?token={token}", timeout=30).text
+    config = json.loads(re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                                  page, re.S).group(1))
+    assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+            "@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:course-list",
+            "@jupyter/nbgrader:menu"} <= set(config["disabledExtensions"])
+    for path in ("formgrader/api/status", "assignments?course_id=x", "formgraders"):
+        assert requests.get(f"{base}/{path}&token={token}" if "?" in path else f"{base}/{path}?token={token}",
+                            timeout=30).status_code == 404, path
+
+
+def test_a_saved_syntax_error_turns_lab3_red_naming_the_line_in_the_browser(practice_lab):
+    sync_api = pytest.importorskip("playwright.sync_api", reason=NO_HUB_EXTRA)
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed: run scripts/install-system-deps.sh")
+    base, token, folder = practice_lab
+    budget = folder / "compaction_lab" / "budget.py"
+    line = budget.read_text().count("\n") + 3
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(90_000)
+            page.goto(f"{base}/lab/tree/{LAB3}?token={token}")
+            idle = page.get_by_role("button", name=re.compile(r"^Python 3 \(ipykernel\) \| Idle$"))
+            idle.wait_for()
+            run_all(page)
+            outputs = page.locator(".jp-OutputArea-output")
+            sync_api.expect(outputs.get_by_text(re.compile(r"5/5 visible checks pass")).first).to_be_visible()
+            assert page.get_by_text("exchange directory").count() == 0
+            assert page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0
+
+            track = outputs.locator(".widget-slider").first.locator(".slider-container")
+            assert track.bounding_box()["width"] / 50 >= 8, "lab 3's max_tokens slider: pixels per token"
+
+            # The student opens budget.py in JupyterLab's editor, types a syntax error at the end and saves.
+            page.goto(f"{base}/lab/tree/compaction_lab/budget.py?token={token}")
+            editor = page.locator(".jp-FileEditor .cm-content")
+            editor.click()
+            page.keyboard.press("Control+End")
+            page.keyboard.type("\n\ndef broken(:\n")
+            page.keyboard.press("Control+s")
+            wait_for(lambda: "def broken(:" in budget.read_text())
+            assert budget.read_text().splitlines()[line - 1].strip() == "def broken(:"
+
+            page.goto(f"{base}/lab/tree/{LAB3}?token={token}")
+            idle.wait_for()
+            run_all(page)
+            red = outputs.get_by_text(f"compaction_lab/budget.py does not compile: line {line}: invalid syntax")
+            sync_api.expect(red.first).to_be_visible()
+            red.first.scroll_into_view_if_needed()
+            SCREENSHOT.parent.mkdir(exist_ok=True)
+            page.screenshot(path=str(SCREENSHOT))
+            assert outputs.get_by_text(re.compile(r"visible checks pass")).count() == 0
+        finally:
+            browser.close()
+
+
+def run_all(page) -> None:
+    """Run → Run All Cells."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+
+
+def wait_for(condition, seconds: float = 30) -> None:
+    """Poll ``condition`` until it holds; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.2)

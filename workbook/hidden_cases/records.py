@@ -1,0 +1,107 @@
+"""Lab 1's hidden cases: ``parse_session_entry`` on compact-1 with a bad ``tokensBefore``, legacy, extra or
+missing keys, and fields of the wrong type; every refusal names the entry id and the dotted field path."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from compaction_lab.provided.cases import Case
+from compaction_lab.provided.scenarios import compaction_object
+from compaction_lab.records import SUMMARY_FIELDS
+
+PARSE = "records.parse_session_entry"
+NAN, INF = {"$float": "nan"}, {"$float": "inf"}
+
+
+def compact_1(**fields: Any) -> dict[str, Any]:
+    """compact-1 as stored (parent a3, first kept u2), with top-level ``fields`` set (wire values)."""
+    return {**compaction_object("compact-1", "a3", "u2"), **fields}
+
+
+def with_summary(**fields: Any) -> dict[str, Any]:
+    """compact-1 with summary ``fields`` set."""
+    entry = compact_1()
+    entry["summary"].update(fields)
+    return entry
+
+
+def without(key: str) -> dict[str, Any]:
+    """compact-1 without its top-level ``key``."""
+    entry = compact_1()
+    del entry[key]
+    return entry
+
+
+def without_summary_field(field: str) -> dict[str, Any]:
+    """compact-1 without ``field`` in its summary."""
+    entry = compact_1()
+    del entry["summary"][field]
+    return entry
+
+
+def legacy_files() -> dict[str, Any]:
+    """compact-1 written by an older writer: ``summary.files`` instead of ``summary.changedFiles``."""
+    entry = compact_1()
+    entry["summary"]["files"] = entry["summary"].pop("changedFiles")
+    return entry
+
+
+def legacy_index() -> dict[str, Any]:
+    """compact-1 written by an older writer: ``firstKeptEntryIndex`` instead of ``firstKeptEntryId``."""
+    entry = compact_1(firstKeptEntryIndex=2)
+    del entry["firstKeptEntryId"]
+    return entry
+
+
+def snake(name: str) -> str:
+    """A field name as a case name: ``firstKeptEntryId`` -> ``first_kept_entry_id``."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _refused(name: str, grade_id: str, described: str, entry: dict[str, Any], field: str | tuple[str, ...],
+             hint: str) -> Case:
+    return Case(name, grade_id, f"parse_session_entry(compact-1 {described})", PARSE, (entry,),
+                raises="SessionEntryError", naming=("compact-1", field), hint=hint, hidden=True)
+
+
+TOKENS = "lab1_bad_tokens_before"
+TOKENS_HINT = "tokensBefore must be a finite number >= 0 (a bool is not a number); the error names the entry and field."
+KEYS = "lab1_legacy_and_extra_keys"
+KEYS_HINT = "The key sets of the entry and of its summary are exact; the error names the entry and the dotted path."
+LEGACY_HINT = "A legacy key is refused, never renamed or dropped; the error names the entry and the key at fault."
+TYPES = "lab1_bad_field_types"
+TYPES_HINT = "Every field is checked for its type and value; the error names the entry and the dotted field path."
+
+CASES: tuple[Case, ...] = (
+    *(Case(f"tokens_before_{label}_kept", TOKENS, f"parse_session_entry(compact-1 with tokensBefore={value})", PARSE,
+           (compact_1(tokensBefore=value),), parts=("tokensBefore",), hidden=True,
+           hint="tokensBefore is checked and kept as given, never recomputed or rounded.")
+      for label, value in (("zero", 0), ("fraction", 1234.5))),
+    *(_refused(f"tokens_before_{label}", TOKENS, f"with tokensBefore={shown}", compact_1(tokensBefore=value),
+               "tokensBefore", TOKENS_HINT)
+      for label, shown, value in (("true", "True", True), ("false", "False", False), ("nan", "nan", NAN),
+                                  ("inf", "inf", INF), ("negative", "-1", -1), ("string", "'29'", "29"),
+                                  ("none", "None", None))),
+    _refused("legacy_summary_files", KEYS, "with summary.files instead of summary.changedFiles", legacy_files(),
+             ("summary.files", "summary.changedFiles"), LEGACY_HINT),
+    _refused("legacy_first_kept_entry_index", KEYS, "with firstKeptEntryIndex instead of firstKeptEntryId",
+             legacy_index(), ("firstKeptEntryIndex", "firstKeptEntryId"), LEGACY_HINT),
+    *(_refused(f"extra_{snake(key)}", KEYS, f"with an extra key {key}", compact_1(**{key: 2}), key, KEYS_HINT)
+      for key in ("note", "firstKeptEntryIndex")),
+    _refused("extra_summary_notes", KEYS, "with an extra summary.notes", with_summary(notes=[]), "summary.notes",
+             KEYS_HINT),
+    *(_refused(f"missing_{snake(key)}", KEYS, f"without {key}", without(key), key, KEYS_HINT)
+      for key in ("summary", "firstKeptEntryId", "tokensBefore", "timestamp")),
+    *(_refused(f"missing_summary_{snake(field)}", KEYS, f"without summary.{field}", without_summary_field(field),
+               f"summary.{field}", KEYS_HINT) for field in SUMMARY_FIELDS),
+    *(_refused(f"bad_summary_{field}", TYPES, f"with summary.{field}={value!r}", with_summary(**{field: value}),
+               f"summary.{field}", TYPES_HINT)
+      for field, value in (("goal", ""), ("constraints", ["ok", 3]), ("next", "Run the tests."))),
+    *(_refused(f"bad_{label}", TYPES, f"with {key}={shown}", compact_1(**{key: value}), key, TYPES_HINT)
+      for label, key, shown, value in (
+          ("markdown_summary", "summary", "'## Goal\\nCheck recovery.'", "## Goal\nCheck recovery."),
+          ("root_parent", "parentId", "None", None), ("empty_parent", "parentId", "''", ""),
+          ("empty_first_kept", "firstKeptEntryId", "''", ""), ("number_first_kept", "firstKeptEntryId", "2", 2),
+          ("negative_timestamp", "timestamp", "-1", -1), ("nan_timestamp", "timestamp", "nan", NAN))),
+)
