@@ -23,7 +23,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from rich.console import Console
 
-from .course import Course, CourseError, add_course_option
+from .course import Course, CourseError, add_course_option, configured_course
 from .grades import course_grades, print_manual_grading_note, read_grades
 from .late import print_late_notes, refresh_late_penalties
 from .scoring import status_notes
@@ -39,7 +39,7 @@ class LabCsvExportPlugin(ExportPlugin):
     def export(self, gradebook: Gradebook) -> None:
         """Write the grades as CSV to ``self.to`` (default grades.csv): a row per student, a column per lab,
         the marker columns (see the module)."""
-        course = Course(Path(self.config.CourseDirectory.get("root") or "."))
+        course = configured_course(self.config)
         if course.config_file.is_file():
             refresh_late_penalties(course)
         assignments = [assignment for assignment in gradebook.assignments

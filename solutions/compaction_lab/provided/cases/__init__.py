@@ -22,6 +22,7 @@ import importlib
 import io
 import json
 import reprlib
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -307,7 +308,8 @@ def check(grade_id: str) -> None:
         raise AssertionError(f"{problems[0]}\nFix it and save the file: until then this kernel runs the code it "
                              "loaded before, and no check can pass.")
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
+        warnings.simplefilter("always")  # a warning shown by an earlier cell is shown here again
         verdicts = run_visible(cases)
     for case, result in zip(cases, verdicts, strict=True):
         print(f"{'✓' if result.passed else '✗'} {case.name}: {case.call}" + ("" if result.passed else
