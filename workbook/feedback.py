@@ -79,7 +79,8 @@ class JudgeResults(Preprocessor):
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Replace the outputs of every autograded cell of ``nb`` by ``case_lines`` of its cases."""
         course = configured_course(self.config)
-        header = import_reference().provided.cases.PRINTED
+        import_reference()
+        from compaction_lab.provided.cases import PRINTED
         results = read_results(course, resources["nbgrader"]["student"]) or {"labs": []}
         by_cell: dict[str, list[dict]] = {}
         for lab in results["labs"]:
@@ -91,8 +92,8 @@ class JudgeResults(Preprocessor):
                 cases = by_cell.get(flags.get("grade_id"), [])
                 text = case_lines(cases) if cases else "This cell was not judged.\n"
                 printed = "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
-                if header in printed:
-                    text += "\n" + header + printed.split(header, 1)[1]
+                if PRINTED in printed:
+                    text += "\n" + PRINTED + printed.split(PRINTED, 1)[1]
                 cell.outputs = [new_output("stream", name="stdout", text=text)]
         return nb, resources
 
