@@ -23,6 +23,7 @@ Hand-given scores are never touched: the judge writes ``auto_score`` only.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -48,8 +49,21 @@ def results_path(course: Course, student: str) -> Path:
 
 def course_case_book(course: Course) -> CaseBook:
     """The cases a course grades with: the visible cases of its ``source/`` package, its own hidden cases
-    (``COURSE/grading/hidden_cases``, written by ``workbook build``) and the points of its source notebooks."""
-    return case_book(course.source / PACKAGE / "provided" / "cases", course.hidden_cases, course.source)
+    (``COURSE/grading/hidden_cases``, written by ``workbook build``) and the points of its source notebooks.
+
+    Loaded once per process while none of those files changes (a grading worker judges five labs of every
+    student it grades with the same book); an edited case file or notebook is read again."""
+    visible = course.source / PACKAGE / "provided" / "cases"
+    files = sorted([*visible.glob("*.py"), *visible.glob("*.json"), *course.hidden_cases.glob("*.py"),
+                    *course.source.glob("*.ipynb")])
+    return _case_book(visible, course.hidden_cases, course.source,
+                      tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in files))
+
+
+@functools.lru_cache(maxsize=4)
+def _case_book(visible: Path, hidden: Path, notebooks: Path, versions: tuple) -> CaseBook:
+    """``case_book`` of these folders, cached by the ``versions`` (path, mtime, size) of their files."""
+    return case_book(visible, hidden, notebooks)
 
 
 @dataclass(frozen=True)
