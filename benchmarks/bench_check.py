@@ -5,7 +5,8 @@ The old ``check`` was pytest on the labs' focused tests (``-m "focused and lab3"
 ``-m focused`` on the five test files) with ``--lab-package``; the old ``--help`` imported every command's
 module, nbgrader included (``python -c "import workbook.course, ..."`` stands in for it). Each command runs
 ``--repeat`` times on a workspace holding the solutions package; the script prints the median against the
-issue's budget (2-core machine, idle). A benchmark, not a test: it asserts nothing.
+issue's budget (2-core machine, idle) and the load average before and after (figures on a busy machine are
+high). A benchmark, not a test: it asserts nothing.
 
     python benchmarks/bench_check.py [--repeat 5]
 """
@@ -13,6 +14,7 @@ issue's budget (2-core machine, idle). A benchmark, not a test: it asserts nothi
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -28,8 +30,7 @@ LAB_TEST_FILES = ["test_records.py", "test_grouping.py", "test_budget.py", "test
 
 
 def median_seconds(command: list[str], repeat: int) -> float:
-    """The median wall time of ``command`` over ``repeat`` runs (run from the repository; exit status ignored:
-    a lab whose visible cases do not exist yet fails its line, which costs no time)."""
+    """The median wall time of ``command`` over ``repeat`` runs (run from the repository; exit status ignored)."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -56,12 +57,18 @@ def main() -> None:
             ("workbook check (5 labs)", 1.5, [*workbook, "check", "--workspace", str(workspace)],
              [*pytest, "-m", "focused", *package, *(str(REPO / "tests" / name) for name in LAB_TEST_FILES)]),
         ]
-        print(f"median of {args.repeat} runs, wall seconds")
+        print(f"median of {args.repeat} runs, wall seconds; {load()} before")
         print(f"{'command':26} {'budget':>7} {'now':>7} {'old way':>8} {'old/now':>8}")
         for name, budget, now, old in rows:
             new_time, old_time = median_seconds(now, args.repeat), median_seconds(old, args.repeat)
             verdict = "within budget" if new_time <= budget else "OVER BUDGET"
             print(f"{name:26} {budget:7.2f} {new_time:7.2f} {old_time:8.2f} {old_time / new_time:8.1f}  {verdict}")
+        print(f"{load()} after, {os.cpu_count()} cores")
+
+
+def load() -> str:
+    """The load average over 1, 5 and 15 minutes, as ``uptime`` prints it."""
+    return "load average " + ", ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """``workbook check``: the notebooks' visible checks on a workspace's package, one line per lab, in a fresh
-interpreter, after a plain install (no pytest, hypothesis or nbgrader needed or loaded).
-
-Only lab 3's visible cases exist on this branch; a lab without them says so in its one line."""
+interpreter, after a plain install (no pytest, hypothesis or nbgrader needed or loaded). The checks are the
+visible cases the notebook's test cells and the grader run, one definition of each; a lab whose cases could
+not be loaded says so in its one line."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from compaction_lab.provided.cases import visible_cases
 from compaction_lab.provided.labs import LABS
 from workbook.check import check_lines
 from workbook.cli import COMMANDS, command_help, main, parser
-from workbook.paths import REPO, SOLUTIONS, STARTERS
+from workbook.paths import NOTEBOOKS, REPO, SOLUTIONS, STARTERS
 from workbook.submissions import buggy
 
 BLOCKED = ("pytest", "hypothesis", "nbgrader", "nbformat", "jsonschema")
@@ -121,11 +122,14 @@ def test_check_names_a_missing_package_and_a_wrong_lab(tmp_path, capsys):
 
 
 def test_works_after_a_plain_install_and_loads_no_test_or_grading_library(tmp_path):
-    """Each blocked library is a package that refuses to import, first on the path of both processes."""
-    blockers = tmp_path / "blockers"
+    """Each blocked library is a package that refuses to import, first on the path of both processes, and notes
+    every attempt (so an import whose ImportError is caught is caught here too)."""
+    blockers, attempts = tmp_path / "blockers", tmp_path / "attempts.txt"
     for name in BLOCKED:
         (blockers / name).mkdir(parents=True)
-        (blockers / name / "__init__.py").write_text(f"raise ImportError('{name} is not installed')\n")
+        (blockers / name / "__init__.py").write_text(
+            f"with open({str(attempts)!r}, 'a') as out:\n    out.write('{name}\\n')\n"
+            f"raise ImportError('{name} is not installed')\n")
     environment = {"PYTHONPATH": str(blockers), "PATH": "/usr/bin:/bin"}
     folder = workspace(tmp_path)
 
@@ -136,8 +140,14 @@ def test_works_after_a_plain_install_and_loads_no_test_or_grading_library(tmp_pa
     done = workbook("check", "3", "--workspace", str(folder))
     assert (done.returncode, done.stdout, done.stderr) == (
         0, "lab 3: 5/5 visible checks pass; hidden tests run at grading\n", "")
+    done = workbook("check", "--workspace", str(folder))
+    assert (done.returncode, done.stderr) == (0, "")
+    assert [line.split(";")[0] for line in done.stdout.splitlines()] == [
+        f"lab {lab.number}: {len(visible_cases(lab.number))}/{len(visible_cases(lab.number))} visible checks pass"
+        for lab in LABS]
     done = workbook("--help")
     assert (done.returncode, done.stderr) == (0, "") and "check     run the notebooks' visible checks" in done.stdout
+    assert not attempts.exists(), attempts.read_text()
 
 
 @pytest.mark.parametrize("command", list(COMMANDS))
@@ -145,3 +155,39 @@ def test_help_lists_each_command_with_the_help_its_module_registers(command):
     """``workbook --help`` reads each command's help from its module's source; importing the module gives the same."""
     assert parser(command).format_help() == parser().format_help()
     assert command_help(COMMANDS[command], command) != ""
+
+
+def test_notebook_cells_check_and_grader_run_one_definition_of_each_visible_case():
+    """Every autograded code cell of every notebook runs ``check`` on its own grade id; the grader loads the same
+    files (``workbook.cases.load_cases``) that ``check`` and the notebook import."""
+    from workbook.cases import VISIBLE_CASES, load_cases
+
+    cells = [cell for path in sorted(NOTEBOOKS.glob("*.ipynb")) for cell in nbformat.read(path, as_version=4).cells
+             if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")]
+    assert len(cells) >= 5 * 4
+    for cell in cells:
+        assert cell.source.splitlines()[-1] == f"check('{cell.metadata.nbgrader.grade_id}')", cell.id
+    assert [case.key for case in load_cases(VISIBLE_CASES, hidden=False)] == [case.key for case in visible_cases()]
+    assert {case.grade_id for case in visible_cases()} <= {cell.metadata.nbgrader.grade_id for cell in cells}
+
+
+def test_a_wrong_lab1_passes_what_a_student_runs_is_told_hidden_tests_remain_and_loses_points_at_grading(
+        tmp_path, capsys):
+    """Issue 12: lab 1 taking ``tokensBefore: True`` (the bank's mistake) passes every visible check; the line
+    says hidden tests run at grading, and the judge's hidden cases take the bad-tokensBefore cell's points."""
+    from workbook import sandbox
+    from workbook.judge import judge_lab
+    from workbook.validate import load_tables
+    from workbook.validity import bank, module_text
+
+    [mistake] = [entry for entry in bank() if entry.name == "tokens_before_bool_accepted"]
+    folder = workspace(tmp_path)
+    (folder / "compaction_lab" / "records.py").write_text(module_text(mistake))
+    count = len(visible_cases(1))
+    assert main(["check", "1", "--workspace", str(folder)]) == 0
+    assert lines_of(capsys) == [f"lab 1: {count}/{count} visible checks pass; hidden tests run at grading"]
+    graded = judge_lab(folder / "compaction_lab", 1, load_tables().book, sandbox.detect("off"))
+    assert {result.key for result in graded.cases if not result.passed} == {
+        "lab1_bad_tokens_before/tokens_before_true", "lab1_bad_tokens_before/tokens_before_false"}
+    assert graded.scores["lab1_bad_tokens_before"] == 0
+    assert all(score > 0 for grade_id, score in graded.scores.items() if grade_id != "lab1_bad_tokens_before")

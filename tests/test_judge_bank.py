@@ -10,6 +10,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from attack_bank import DEEP_REPORT, ERROR_OF_EVERY_KIND, MEMOISER, TWIN_LEAK
 from rich.console import Console
 
 from compaction_lab.provided.labs import LABS
@@ -17,6 +18,7 @@ from workbook.autograde import grade_with_progress
 from workbook.course import build
 from workbook.feedback import feedback, html_text
 from workbook.grades import read_grades
+from workbook.paths import STARTERS
 from workbook.release import release
 from workbook.scoring import read_results
 from workbook.starters import replace_region
@@ -134,6 +136,33 @@ def packages(root: Path) -> dict[str, tuple[Path, dict[int, str]]]:
     made["ten_million_lines"] = (loud, full)
     made["lab3_bug"] = (buggy(root / "lab3_bug"), {**full, 3: "broken"})
     made["leaks_call_site"] = (complete_with_region(root / "leaks_call_site", 3, LEAK), {**full, 3: "blank"})
+    made.update(red_team(root, full, zero))
+    return made
+
+
+def red_team(root: Path, full: dict[int, str], zero: dict[int, str]) -> dict[str, tuple[Path, dict[int, str]]]:
+    """The attacks of ``attack_bank`` and two honest layouts: a helper module of the student's own, and a lab
+    that imports a helper from another lab's module (graded with the course's copy of it: that lab fails)."""
+    made = {"memoiser": (blank_with(root / "memoiser", MEMOISER), zero)}
+    every = blank(root / "error_of_every_kind")
+    for lab in LABS:
+        module = every / f"{lab.module}.py"
+        module.write_text(module.read_text() + ERROR_OF_EVERY_KIND + f"\n{lab.function} = _raise_every_kind\n")
+    made["error_of_every_kind"] = (every, zero)
+    deep = complete(root / "deep_report")
+    (deep / "resumption.py").write_text((STARTERS / "resumption.py").read_text() + DEEP_REPORT)
+    made["deep_report"] = (deep, {**full, 5: "blank"})
+    leak = complete(root / "twin_leak")
+    (leak / "budget.py").write_text((leak / "budget.py").read_text() + TWIN_LEAK)
+    made["twin_leak"] = (leak, {**full, 3: "broken"})
+    helper = complete(root / "own_helper_module")
+    (helper / "lab_helpers.py").write_text("HELPER = 'mine'\n")
+    (helper / "records.py").write_text((helper / "records.py").read_text() + "\nfrom .lab_helpers import HELPER\n")
+    made["own_helper_module"] = (helper, full)
+    shared = complete(root / "helper_in_another_lab")
+    (shared / "records.py").write_text((shared / "records.py").read_text() + "\nSHARED = 'mine'\n")
+    (shared / "compaction.py").write_text((shared / "compaction.py").read_text() + "\nfrom .records import SHARED\n")
+    made["helper_in_another_lab"] = (shared, {**full, 4: "blank"})
     return made
 
 
@@ -210,3 +239,17 @@ def test_feedback_never_shows_a_hidden_cases_inputs(bank):
     assert hidden and all(case["message"] == "" and case["call"] == "" for case in hidden)
     assert "84 words" not in text and "flushed to disk" not in text  # a hidden case's input (hidden_cases/budget.py)
     assert json.dumps(results).count("LEAK") <= len(results["labs"][2]["cases"])
+
+
+def test_red_team_reports_are_read_safely_and_leak_nothing(bank):
+    course, *_ = bank
+    statuses = {lab["lab"]: lab["status"] for lab in read_results(course, "deep_report")["labs"]}
+    assert statuses[4] == "graded" and statuses[5] == "graded"  # lab 5 is the starter's: not started
+    leaked = read_results(course, "twin_leak")
+    assert "LEAKED" not in json.dumps(leaked) and "L_" not in json.dumps(leaked)
+    twins = [case["message"] for case in leaked["labs"][2]["cases"] if "with its ids renamed" in case["message"]]
+    assert twins and all("passed as shown, but gave another answer with its ids renamed" in text for text in twins)
+    page = "".join(html_text(page) for page in feedback(course).pages["twin_leak"])
+    assert "LEAKED" not in page and "L_" not in page
+    statuses = {lab["lab"]: lab["status"] for lab in read_results(course, "helper_in_another_lab")["labs"]}
+    assert "cannot import name 'SHARED'" in statuses[4] and "keep a helper you share between labs" in statuses[4]

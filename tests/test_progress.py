@@ -6,19 +6,17 @@ replace its checklist with stand-ins, so they say the same whatever package is u
 
 from __future__ import annotations
 
-import copy
 import html
-import operator
 import shutil
 
+import nbformat
 import pytest
 
 from compaction_lab.provided import progress, saved
 from compaction_lab.provided.cases import Verdict, check, visible_cases
 from compaction_lab.provided.checklist import Checklist
-from compaction_lab.provided.checks import expect, expect_error, expect_shares_nothing
-from compaction_lab.provided.errors import InteractionError, LabNotImplementedError
-from compaction_lab.provided.example import example_entries
+from compaction_lab.provided.checks import expect
+from compaction_lab.provided.errors import LabNotImplementedError
 from compaction_lab.provided.labs import lab
 from compaction_lab.provided.views import GREEN, RED
 from workbook.paths import NOTEBOOKS, SOLUTIONS
@@ -140,23 +138,33 @@ def test_expect_names_call_result_and_first_difference() -> None:
                                   "[{'id': 'u1', 'tokens': 4}] (first difference at [0]['tokens']: got 3, expected 4)")
 
 
-def test_expect_error_checks_type_and_named_words() -> None:
-    def refuse(word: str) -> None:
-        raise InteractionError(f"call id {word!r}: no tool result")
-
-    expect_error(InteractionError, "refuse('read-1')", refuse, "read-1", naming=("read-1",))
-    with pytest.raises(AssertionError, match=r"without \['test-1'\], expected InteractionError naming 'test-1'"):
-        expect_error(InteractionError, "refuse('read-1')", refuse, "read-1", naming=("test-1",))
-    with pytest.raises(AssertionError, match=r"got 3 and no error, expected InteractionError"):
-        expect_error(InteractionError, "len('abc')", len, "abc")
-    with pytest.raises(AssertionError, match=r"got ZeroDivisionError\('division by zero'\), expected Interaction"):
-        expect_error(InteractionError, "truediv(1, 0)", operator.truediv, 1, 0)
-    with pytest.raises(LabNotImplementedError):
-        expect_error(InteractionError, "group_interactions([])", raise_lab(2, "group_interactions"))
+def hidden_only_cells() -> list[tuple[str, str]]:
+    """``(grade_id, source)`` of every notebook's autograded code cells that have no visible case."""
+    visible = {case.grade_id for case in visible_cases()}
+    cells = [cell for path in sorted(NOTEBOOKS.glob("*.ipynb"))
+             for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    return [(cell.metadata["nbgrader"]["grade_id"], cell.source) for cell in cells
+            if cell.metadata.get("nbgrader", {}).get("grade")
+            and cell.metadata["nbgrader"]["grade_id"] not in visible]
 
 
-def test_expect_shares_nothing() -> None:
-    source = example_entries()
-    expect_shares_nothing(copy.deepcopy(source), source, "deepcopy(path)")
-    with pytest.raises(AssertionError, match="shares"):
-        expect_shares_nothing(list(source), source, "list(path)")
+def test_a_hidden_only_test_cell_prints_one_plain_line_and_no_out_value(capsys) -> None:
+    """Run as IPython runs a cell: no ``Out[]`` (the docstring is not the last expression and ``check`` returns
+    None), nothing on stderr, one stdout line saying the points are decided at grading: no mark of a result
+    (✓ or ✗) and nothing of the hidden cases."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    cells = hidden_only_cells()
+    assert len(cells) >= 5 and {grade_id[:4] for grade_id, _ in cells} == {f"lab{n}" for n in range(1, 6)}
+    shell = InteractiveShell.instance()
+    try:
+        assert shell.run_cell("from compaction_lab.provided.cases import check").success  # as the setup cell
+        for grade_id, source in cells:
+            result = shell.run_cell(source, store_history=True)
+            printed = capsys.readouterr()
+            assert result.success and result.result is None, grade_id
+            assert (printed.out, printed.err) == (
+                f"{grade_id}: graded by hidden tests when your work is graded; the docstring above says what they "
+                "check.\n", ""), grade_id
+    finally:
+        InteractiveShell.clear_instance()

@@ -334,3 +334,17 @@ print(json.dumps({"uid": os.getuid(), "network": network, "nested": nested, "chi
     done = subprocess.run(["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", "--", *argv], cwd=work,
                           capture_output=True, text=True, timeout=60)
     return results(done)
+
+
+def test_an_environment_under_tmp_and_a_site_folder_added_by_a_pth_file_are_bound(tmp_path, monkeypatch):
+    # The hub's grader service: a venv in /tmp whose .pth file adds another environment's site-packages.
+    venv, other = tmp_path / "venv", tmp_path / "other" / "lib" / "python3.11" / "site-packages"
+    other.mkdir(parents=True)
+    venv.mkdir()
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    monkeypatch.setattr(sys, "path", [*sys.path, str(other), str(tmp_path)])
+    assert {venv, other} <= set(sandbox.python_prefixes())
+    assert tmp_path not in sandbox.python_prefixes()  # a plain sys.path entry (a project folder) is never bound
+    options = sandbox._filesystem(tmp_path / "work")
+    tmpfs, bound = options.index("/tmp"), options.index(str(venv))
+    assert options[tmpfs - 1] == "--tmpfs" and tmpfs < bound and options[bound - 1] == "--ro-bind"

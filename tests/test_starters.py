@@ -77,3 +77,25 @@ def test_selecting_the_last_three_messages_fails_lab3s_focused_tests(tmp_path):
     cases = run_lab_tests(str(package), tmp_path, "-m", "focused and lab3")
     assert len(cases) == 3
     assert all(case.find("failure") is not None for case in cases)
+
+
+IMPORTED = re.compile(r"\b(?:from|import) compaction_lab\.(\w+)")
+
+
+def test_the_package_top_holds_the_five_lab_modules_and_everything_provided_sits_in_provided():
+    """Issue 12: a student sees the five files they write first; every import path (notebooks, README, tests,
+    workbook, solutions) names a lab module or ``compaction_lab.provided``."""
+    from compaction_lab.provided.labs import LABS
+
+    labs = sorted(f"{lab.module}.py" for lab in LABS)
+    for package in (REPO / "solutions" / "compaction_lab", REPO / "starters" / "compaction_lab"):
+        top = sorted(path.name for path in package.iterdir() if path.name != "__pycache__")
+        assert top == sorted(["__init__.py", "provided", *labs]), package
+        assert {"views.py", "explorers.py", "progress.py", "checks.py", "scenarios.py", "estimators.py",
+                "pi_import.py", "repair.py", "stores.py"} <= {path.name for path in (package / "provided").iterdir()}
+    allowed = {lab.module for lab in LABS} | {"provided"}
+    files = [*(REPO / "notebooks").glob("*.ipynb"), REPO / "README.md",
+             *(path for folder in ("tests", "workbook", "solutions", "benchmarks")
+               for path in (REPO / folder).rglob("*.py"))]
+    for path in files:
+        assert set(IMPORTED.findall(path.read_text(encoding="utf-8"))) <= allowed, path

@@ -4,9 +4,10 @@
   status red naming file and line and makes the test cells fail (autoreload keeps the old code, which would
   pass), and "Your implementation" shows the file as saved, new helper included, without a restart.
 - In practice mode's JupyterLab (``workbook practice DIR``) in Debian's Chromium (Playwright): no instructor
-  tools and no assignment list; lab 3 (the lab converted to visible cases on this branch) runs all green,
-  then a syntax error saved in the editor turns the status red naming the line; the budget slider is wide
-  enough to set a token at a time. Screenshot: ``test-artifacts/practice-lab3-syntax-error.png``.
+  tools and no assignment list; lab 3 runs all green and its budget slider is wide enough to set a token at a
+  time; lab 2 runs all green, then a syntax error typed into ``grouping.py`` in JupyterLab's editor and saved
+  turns the status red, naming the file and the line. Screenshot: ``test-artifacts/practice-lab2-syntax-error.png``.
+  The browser tests skip, saying why, where Playwright or Chromium is absent, before JupyterLab is started.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from workbook.paths import NOTEBOOKS, REPO, SOLUTIONS
 
 LAB3 = "03_budget_projection.ipynb"
 BROKEN = "\n\ndef broken(:\n    pass\n"
-SCREENSHOT = REPO / "test-artifacts" / "practice-lab3-syntax-error.png"
+LAB2 = "02_interaction_grouping.ipynb"
+SCREENSHOT = REPO / "test-artifacts" / "practice-lab2-syntax-error.png"
 NEW_HELPER = '''def fixed_costs(options: BudgetOptions, system: float) -> float:
     """What is left for messages once the fixed costs are paid."""
     return max(0, options.max_tokens - system - options.reserved_output - options.safety_margin)
@@ -94,6 +96,7 @@ def test_the_kernel_never_runs_code_the_file_no_longer_holds(tmp_path):
     try:
         kernel.run(cells["lab3_setup"])
         assert "5/5 visible checks pass" in html_of(kernel.run("show_status(3)"))
+        assert kernel.run(cells["lab3_setup"]) == []  # a re-run prints nothing ("already loaded" was printed)
 
         source = budget.read_text()
         save(budget, source + BROKEN)
@@ -129,6 +132,7 @@ def practice_lab(tmp_path_factory):
     port, token = free_port(), "practice-test-token"
     options = ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}"]
     options += ["--allow-root"] if os.geteuid() == 0 else []
+    options += [f"--LabApp.workspaces_dir={folder.parent / 'workspaces'}"]  # no layout restored from other runs
     log = folder.parent / "jupyterlab.log"
     with open(log, "w") as out:
         server = subprocess.Popen([*workbook, "--", *options], stdout=out, stderr=subprocess.STDOUT)
@@ -165,51 +169,87 @@ def test_practice_jupyterlab_has_no_instructor_tools_and_no_assignment_list(prac
                             timeout=30).status_code == 404, path
 
 
-def test_a_saved_syntax_error_turns_lab3_red_naming_the_line_in_the_browser(practice_lab):
+@pytest.fixture(scope="module")
+def browser():
+    """Playwright and a headless Debian Chromium: ``(sync_api, browser)``; skips, saying why, where either is
+    absent. Requested before ``practice_lab``, so a skip starts no JupyterLab."""
     sync_api = pytest.importorskip("playwright.sync_api", reason=NO_HUB_EXTRA)
     if CHROMIUM is None:
         pytest.skip("chromium is not installed: run scripts/install-system-deps.sh")
-    base, token, folder = practice_lab
-    budget = folder / "compaction_lab" / "budget.py"
-    line = budget.read_text().count("\n") + 3
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(90_000)
-            page.goto(f"{base}/lab/tree/{LAB3}?token={token}")
-            idle = page.get_by_role("button", name=re.compile(r"^Python 3 \(ipykernel\) \| Idle$"))
-            idle.wait_for()
-            run_all(page)
-            outputs = page.locator(".jp-OutputArea-output")
-            sync_api.expect(outputs.get_by_text(re.compile(r"5/5 visible checks pass")).first).to_be_visible()
-            assert page.get_by_text("exchange directory").count() == 0
-            assert page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0
-
-            track = outputs.locator(".widget-slider").first.locator(".slider-container")
-            assert track.bounding_box()["width"] / 50 >= 8, "lab 3's max_tokens slider: pixels per token"
-
-            # The student opens budget.py in JupyterLab's editor, types a syntax error at the end and saves.
-            page.goto(f"{base}/lab/tree/compaction_lab/budget.py?token={token}")
-            editor = page.locator(".jp-FileEditor .cm-content")
-            editor.click()
-            page.keyboard.press("Control+End")
-            page.keyboard.type("\n\ndef broken(:\n")
-            page.keyboard.press("Control+s")
-            wait_for(lambda: "def broken(:" in budget.read_text())
-            assert budget.read_text().splitlines()[line - 1].strip() == "def broken(:"
-
-            page.goto(f"{base}/lab/tree/{LAB3}?token={token}")
-            idle.wait_for()
-            run_all(page)
-            red = outputs.get_by_text(f"compaction_lab/budget.py does not compile: line {line}: invalid syntax")
-            sync_api.expect(red.first).to_be_visible()
-            red.first.scroll_into_view_if_needed()
-            SCREENSHOT.parent.mkdir(exist_ok=True)
-            page.screenshot(path=str(SCREENSHOT))
-            assert outputs.get_by_text(re.compile(r"visible checks pass")).count() == 0
+            yield sync_api, chromium
         finally:
-            browser.close()
+            chromium.close()
+
+
+def open_notebook(browser, base: str, token: str, notebook: str):
+    """A new page on ``notebook`` in JupyterLab, its kernel idle; returns the page."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(90_000)
+    page.goto(f"{base}/lab/tree/{notebook}?token={token}")
+    kernel_idle(page).wait_for()
+    return page
+
+
+def kernel_idle(page):
+    """JupyterLab's kernel status button while the notebook's kernel is idle."""
+    return page.get_by_role("button", name=re.compile(r"^Python 3 \(ipykernel\) \| Idle$"))
+
+
+def test_lab3_runs_all_green_and_its_slider_sets_a_token_at_a_time_in_the_browser(browser, practice_lab):
+    sync_api, chromium = browser
+    base, token, _ = practice_lab
+    page = open_notebook(chromium, base, token, LAB3)
+    try:
+        run_all(page)
+        outputs = page.locator(".jp-OutputArea-output")
+        sync_api.expect(outputs.get_by_text(re.compile(r"5/5 visible checks pass")).first).to_be_visible()
+        assert page.get_by_text("exchange directory").count() == 0
+        assert page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0
+        track = outputs.locator(".widget-slider").first.locator(".slider-container")
+        assert track.bounding_box()["width"] / 50 >= 8, "lab 3's max_tokens slider: pixels per token"
+    finally:
+        page.close()
+
+
+def test_a_syntax_error_saved_in_grouping_py_turns_lab2_red_naming_the_line_in_the_browser(browser, practice_lab):
+    """Done-when of issue 12: the kernel keeps running the old, passing code; the status must not be green."""
+    sync_api, chromium = browser
+    base, token, folder = practice_lab
+    grouping = folder / "compaction_lab" / "grouping.py"
+    saved = grouping.read_text()
+    line = saved.count("\n") + 3  # Ctrl+End: the empty last line; then two newlines
+    page = open_notebook(chromium, base, token, LAB2)
+    try:
+        run_all(page)
+        outputs = page.locator(".jp-OutputArea-output")
+        sync_api.expect(outputs.get_by_text(re.compile(r"(\d+)/\1 visible checks pass")).first).to_be_visible()
+
+        # The student opens grouping.py in JupyterLab's editor, types a syntax error at the end and saves.
+        page.goto(f"{base}/lab/tree/compaction_lab/grouping.py?token={token}")
+        page.locator(".jp-FileEditor .cm-content:visible").click()
+        page.keyboard.press("Control+End")
+        page.keyboard.type("\n\ndef broken(:\n")
+        page.keyboard.press("Control+s")
+        wait_for(lambda: "def broken(:" in grouping.read_text())
+        assert grouping.read_text().splitlines()[line - 1].strip() == "def broken(:"
+
+        page.goto(f"{base}/lab/tree/{LAB2}?token={token}")
+        kernel_idle(page).wait_for()
+        run_all(page)
+        title = f"compaction_lab/grouping.py does not compile: line {line}: invalid syntax"
+        red = outputs.locator("b", has_text=title)
+        sync_api.expect(red.first).to_be_visible()
+        assert red.first.evaluate("element => getComputedStyle(element).color") == "rgb(207, 34, 46)"  # views.RED
+        red.first.scroll_into_view_if_needed()
+        SCREENSHOT.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT))
+        assert outputs.get_by_text(re.compile(r"visible checks pass")).count() == 0
+    finally:
+        page.close()
+        grouping.write_text(saved)
 
 
 def run_all(page) -> None:

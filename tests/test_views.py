@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -86,3 +87,14 @@ def test_resumption_explorer_shows_what_the_model_sees_before_the_long_path() ->
     path = resumption_cases()["compact-1, u4, a4, compact-2 (first kept u3), u5, a5"]
     drawn = resumption_view(path, 43)
     assert drawn.index("What the model would see") < drawn.index("<b>reason:</b>") < drawn.index("The session path")
+
+
+@pytest.mark.parametrize("number", [1, 2, 3, 4, 5])
+def test_each_labs_implementation_cell_shows_its_function_first_and_every_definition_once(number) -> None:
+    """Issue 12: lab 1 showed its function twice, lab 3 showed BudgetOptions instead of build_context."""
+    from compaction_lab.provided.labs import lab
+
+    info = lab(number)
+    shown = source_of(getattr(importlib.import_module(f"compaction_lab.{info.module}"), info.function))
+    names = re.findall(r"^(?:def|class) (\w+)", shown, re.M)
+    assert names[0] == info.function and len(names) == len(set(names)), names

@@ -21,11 +21,16 @@ FIXTURES = Path(__file__).parent / "fixtures"
 pytestmark = pytest.mark.slow
 
 
+def completed(*command: str | Path, cwd: Path) -> subprocess.CompletedProcess:
+    """Run ``command`` without this checkout on the path."""
+    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=900)
+
+
 def run(*command: str | Path, cwd: Path) -> str:
     """Run ``command`` without this checkout on the path; return its stdout (stderr shown on failure)."""
-    env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    done = subprocess.run([str(part) for part in command], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=900)
+    done = completed(*command, cwd=cwd)
     assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -62,3 +67,13 @@ def test_workbook_help_and_practice_run_from_the_wheel(installed, tmp_path):
 def test_workbook_inspect_runs_the_reference_labs_from_the_wheel(installed, tmp_path):
     report = json.loads(run(installed / "workbook", "inspect", FIXTURES / "pi-v1-small.jsonl", "--json", cwd=tmp_path))
     assert report["tokens"]["estimator"] == "upper_bound" and len(report["dangling_calls"]) == 2
+
+
+def test_workbook_check_runs_from_the_wheel_without_the_test_extras(installed, tmp_path):
+    """Issue 12: ``workbook check`` after the plain install (no pytest, no hypothesis in this venv)."""
+    assert completed(installed / "python", "-c", "import pytest", cwd=tmp_path).returncode != 0
+    run(installed / "workbook", "practice", tmp_path / "labs", "--no-lab", cwd=tmp_path)
+    done = completed(installed / "workbook", "check", "--workspace", tmp_path / "labs", cwd=tmp_path)
+    assert (done.returncode, done.stderr) == (1, "")
+    assert done.stdout.splitlines()[0] == "lab 1: not started (parse_compaction_entry raises LabNotImplementedError)"
+    assert len(done.stdout.splitlines()) == 5 and "Traceback" not in done.stdout

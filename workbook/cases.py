@@ -5,9 +5,11 @@ Visible cases are the package's (``compaction_lab/provided/cases/<module>.py``),
 from files, so a course's edited copies are what its judge and ``workbook validate --course`` use. Points
 come from the notebooks' grade cells (nbgrader metadata); every autograded cell must have cases.
 
-A *twin* is a case with every entry id and tool-call id renamed (``u1`` becomes ``u1~k3f9``, say, with a
-suffix drawn per grading run): a correct function passes it as it passes the case; a function, or a
-tampered runner, that returns the values shown in the notebook does not.
+A *twin* is a case with every entry id and tool-call id renamed to a random name drawn for the grading run
+(``u1`` becomes ``id-3f9a0c1e``, say; nothing of the old name is left to strip): a correct function passes
+it as it passes the case; a function, or a tampered runner, that returns the values shown in the notebook
+does not. (A submission could still match a twin to its case by the shape of the inputs; the hidden cases,
+whose inputs it never sees, are what such a submission cannot answer.)
 
 ``python -m workbook.cases`` writes the visible cases' expected observations (``expected.json`` in the
 solutions package; ``--check`` fails when it is stale); ``workbook.starters`` copies it to the starters.
@@ -112,23 +114,33 @@ def case_book(visible: Path = VISIBLE_CASES, hidden: Path = HIDDEN_CASES, notebo
     return book
 
 
-def twin(case: Any, suffix: str) -> Any:
-    """``case`` with every id in its inputs (and its ``naming``) renamed to ``id + suffix``."""
+class TwinNames:
+    """The renaming of one grading run: each id gets a fresh random name (``id-`` and 8 hex digits), the same
+    for every case of the run, different in every run."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, str] = {}
+
+    def __getitem__(self, original: str) -> str:
+        while original not in self._names:
+            name = f"id-{secrets.token_hex(4)}"
+            if name not in self._names.values():
+                self._names[original] = name
+        return self._names[original]
+
+
+def twin(case: Any, names: TwinNames) -> Any:
+    """``case`` with every id in its inputs (and its ``naming``) renamed by ``names``."""
     ids: set[str] = set()
     _collect_ids(list(case.args), ids)
     ids.update(value for key, value in case.kwargs.items()
                if key in ID_ARGUMENTS and isinstance(value, str) and value)
-    rename = {value: f"{value}{suffix}" for value in ids}
+    rename = {value: names[value] for value in sorted(ids)}
     naming = tuple(rename.get(item, item) if isinstance(item, str) else tuple(rename.get(word, word) for word in item)
                    for item in case.naming)
     return dataclasses.replace(case, args=tuple(_renamed(list(case.args), rename)),
                                kwargs=_renamed(dict(case.kwargs), rename), naming=naming,
                                call=f"{case.call} (with its ids renamed)")
-
-
-def twin_suffix() -> str:
-    """A fresh suffix for one grading run's twins, e.g. ``~k3f9``."""
-    return "~" + secrets.token_hex(3)
 
 
 def _collect_ids(value: Any, ids: set[str]) -> None:

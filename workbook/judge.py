@@ -15,8 +15,9 @@ not wrong); a case that runs longer than ``case_seconds()`` is stopped and fails
 crashes or calls ``os._exit`` fails the case it was running; the runner is then started again for the
 remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all (the visible
 cases half of it), after which the cases left fail as timed out; what the
-code prints is drained and capped (``OUTPUT_BYTES`` kept), never scored; reports over ``REPORT_BYTES``
-fail the lab.
+code prints is drained and capped (``OUTPUT_BYTES`` kept, and only from the visible cases' sandbox: the
+other one holds the hidden inputs), never scored; reports over ``REPORT_BYTES`` fail the lab. A report line
+that is not of ``wire.observe``'s shape fails its case; a twin's failure is told in a fixed sentence.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import secrets
 import selectors
 import shutil
 import signal
@@ -34,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from . import sandbox
-from .cases import CaseBook, reference_observation, twin, twin_suffix
+from .cases import CaseBook, TwinNames, reference_observation, twin
 from .labs import LABS
 from .paths import SOLUTIONS, STARTERS
 from .reference import import_reference
@@ -95,8 +97,9 @@ class LabVerdict:
 
 def assemble(package: Path, lab: int, dest: Path) -> Path:
     """Write the runner package for grading ``lab`` to ``dest/compaction_lab``: the reference package, the
-    starters of labs ``lab`` does not use, and the student's module of ``lab`` from ``package`` (left as
-    the starter's when the student has none or it is not a regular file). Return the package folder."""
+    starters of labs ``lab`` does not use, the student's module of ``lab`` from ``package`` (left as
+    the starter's when the student has none or it is not a regular file) and the modules the student added
+    (``own_helpers``). Return the package folder."""
     target = dest / "compaction_lab"
     shutil.copytree(SOLUTIONS, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     chosen = next(item for item in LABS if item.number == lab)
@@ -106,49 +109,85 @@ def assemble(package: Path, lab: int, dest: Path) -> Path:
     mine = package / f"{chosen.module}.py"
     source = mine if mine.is_file() and not mine.is_symlink() else STARTERS / f"{chosen.module}.py"
     shutil.copyfile(source, target / f"{chosen.module}.py")
+    for helper in own_helpers(package):
+        shutil.copyfile(helper, target / helper.name)
     return target
 
 
+def own_helpers(package: Path) -> list[Path]:
+    """The modules the student added at the top of their package (``compaction_lab/my_helpers.py``): regular
+    files named as Python modules that the course's package does not have. Every lab's runner gets them."""
+    if not package.is_dir():
+        return []
+    return sorted(path for path in package.glob("*.py")
+                  if path.stem.isidentifier() and path.is_file() and not path.is_symlink()
+                  and not (SOLUTIONS / path.name).exists())
+
+
 def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isolation, slot: int = 0,
-              deadline: float | None = None) -> tuple[dict[str, dict[str, Any]], str]:
+              deadline: float | None = None, secret: bool = False) -> tuple[dict[str, dict[str, Any]], str]:
     """Run ``cases`` of ``lab`` on the student's ``package`` in fresh sandboxes; return the runner's
     observation of each case by key (``{"crashed": why}`` / ``{"timed out": why}`` where it gave none) and
-    the first ``OUTPUT_BYTES`` of what the code printed."""
+    the first ``OUTPUT_BYTES`` of what the code printed.
+
+    The runner sees the cases in a random order under opaque keys (``case-0``, ...), so it cannot tell a
+    twin from a hidden case by its name or place. With ``secret`` (the hidden cases' sandbox), nothing the
+    student's code wrote comes back: no printed output, and an import failure without its message.
+    """
     deadline = deadline or time.monotonic() + LAB_SECONDS
+    order = list(cases)
+    secrets.SystemRandom().shuffle(order)
+    keys = {f"case-{index}": case.key for index, case in enumerate(order)}
     observations: dict[str, dict[str, Any]] = {}
     printed = bytearray()
-    remaining = list(cases)
+    module = next(item.module for item in LABS if item.number == lab)
+    remaining = list(keys)
     while remaining:
         with sandbox.private_dir(isolation, slot) as work:
             assemble(package, lab, work)
+            sent = {case.key: case for case in order}
             (work / "cases.json").write_text(json.dumps([
-                {"key": case.key, "function": case.function, "args": list(case.args), "kwargs": dict(case.kwargs)}
-                for case in remaining]), encoding="utf-8")
-            module = next(item.module for item in LABS if item.number == lab)
+                {"key": alias, "function": sent[keys[alias]].function, "args": list(sent[keys[alias]].args),
+                 "kwargs": dict(sent[keys[alias]].kwargs)} for alias in remaining]), encoding="utf-8")
             lines, why = _run_runner(isolation, slot, work, module, deadline, printed)
         ready = any("ready" in line for line in lines)
         failed_import = next((line["import_error"] for line in lines if "import_error" in line), None)
+        if failed_import is not None and (secret or not well_formed({"raised": failed_import})):
+            failed_import = {"classes": ["an error"], "message": "(its message is not shown for this run)"}
         for line in lines:
-            if "observation" in line and isinstance(line["observation"], dict):
-                observations[line["key"]] = line["observation"]
-        started = [line["start"] for line in lines if "start" in line]
-        done = {case.key for case in remaining if case.key in observations}
+            if line.get("key") in remaining and "observation" in line:
+                observation = line["observation"]
+                observations[line["key"]] = observation if well_formed(observation) else \
+                    {"crashed": "its report of the case could not be read"}
+        started = [line["start"] for line in lines if line.get("start") in remaining]
         if failed_import is not None or not ready:
-            reason = (f"could not import {module}.py: {failed_import['classes'][0]}: {failed_import['message'][:300]}"
+            reason = (f"could not import {module}.py: {failed_import['classes'][0][:80]}: "
+                      f"{failed_import['message'][:300]}{import_hint(failed_import['message'])}"
                       if failed_import else f"the runner stopped while importing {module}.py ({why})")
-            for case in remaining:
-                observations.setdefault(case.key, {"crashed": reason})
+            for alias in remaining:
+                observations.setdefault(alias, {"crashed": reason})
             break
-        current = next((key for key in reversed(started) if key not in done), None)
+        current = next((alias for alias in reversed(started) if alias not in observations), None)
         if current is not None:
             status = "timed out" if why.startswith("timed out") else "crashed"
             observations[current] = {status: why}
-        remaining = [case for case in remaining if case.key not in observations]
+        remaining = [alias for alias in remaining if alias not in observations]
         if time.monotonic() >= deadline:
-            for case in remaining:
-                observations[case.key] = {"timed out": f"the lab's {LAB_SECONDS:.0f} s were used up"}
+            for alias in remaining:
+                observations[alias] = {"timed out": f"the lab's {LAB_SECONDS:.0f} s were used up"}
             break
-    return observations, printed.decode("utf-8", "replace")
+    output = "" if secret else printed.decode("utf-8", "replace")
+    return {keys[alias]: observation for alias, observation in observations.items()}, output
+
+
+def import_hint(message: str) -> str:
+    """What to add to an import failure that names another lab's module: each lab is graded with the
+    course's copies of the other labs, so a name the student added to another lab's module is not there."""
+    others = [lab.module for lab in LABS if f"compaction_lab.{lab.module}" in message]
+    if not others:
+        return ""
+    return (f" (each lab is graded with the course's own {', '.join(f'{name}.py' for name in others)}: "
+            "keep a helper you share between labs in a file of your own in compaction_lab/)")
 
 
 def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str, deadline: float,
@@ -203,38 +242,57 @@ def _lines(report: bytes) -> list[dict[str, Any]]:
     for raw in report.split(b"\n"):
         try:
             line = json.loads(raw)
-        except ValueError:
-            continue  # a torn last line, or anything that is not a report
+        except (ValueError, RecursionError):
+            continue  # a torn last line, or anything that is not a report (nested too deep to read, say)
         if isinstance(line, dict):
             lines.append(line)
     return lines
 
 
+def well_formed(observation: Any) -> bool:
+    """True when ``observation`` has the shape ``wire.observe`` reports (see there): a returned value, an
+    unserializable note or a raised error with a non-empty list of class names and a message, and, beside
+    a returned value, a list of shared paths. Anything else is the student's process writing its own."""
+    if not isinstance(observation, dict):
+        return False
+    if "raised" in observation:
+        raised = observation["raised"]
+        return (isinstance(raised, dict) and isinstance(raised.get("message"), str)
+                and isinstance(raised.get("classes"), list) and bool(raised["classes"])
+                and all(isinstance(name, str) for name in raised["classes"]))
+    if "returned" in observation:
+        shared = observation.get("shared", [])
+        return isinstance(shared, list) and all(isinstance(path, str) for path in shared)
+    return isinstance(observation.get("unserializable"), str)
+
+
 def judge_lab(package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolation, slot: int = 0,
-              suffix: str | None = None) -> LabVerdict:
+              names: TwinNames | None = None) -> LabVerdict:
     """Grade ``lab`` of the student package folder ``package`` (their ``compaction_lab``) with ``book``'s cases."""
     import_reference()
     from compaction_lab.provided.cases import verdict
 
-    suffix = suffix or twin_suffix()
+    names = names or TwinNames()
     cases = book.of_lab(lab)
-    twins = {case.key: dataclasses.replace(twin(case, suffix), name=f"{case.name}~twin") for case in cases}
+    twins = {case.key: dataclasses.replace(twin(case, names), name=f"{case.name}~twin") for case in cases}
     visible = [case for case in cases if not case.hidden]
-    secret = [case for case in cases if case.hidden] + list(twins.values())
+    unseen = [case for case in cases if case.hidden] + list(twins.values())
     start = time.monotonic()
     observed, output = run_cases(package, lab, visible, isolation, slot, start + LAB_SECONDS / 2) if visible \
         else ({}, "")
-    more, more_output = run_cases(package, lab, secret, isolation, slot, start + LAB_SECONDS)
+    more, _ = run_cases(package, lab, unseen, isolation, slot, start + LAB_SECONDS, secret=True)
     observed.update(more)
     results = []
     for case in cases:
-        plain = verdict(case, observed[case.key], reference_observation(case))
+        plain = decide(verdict, case, observed[case.key])
         double = twins[case.key]
-        second = verdict(double, observed[double.key], reference_observation(double))
+        second = decide(verdict, double, observed[double.key])
         status, message = plain.status, plain.message
         if plain.passed and not second.passed:
-            status = "failed"
-            message = f"passed as shown, but not with its ids renamed: {second.message}"
+            # Never the twin's own message: it ran beside the hidden cases, so the student's code could put them in it.
+            status = second.status if second.status in ("crashed", "timed out") else "failed"
+            message = f"called {case.call}: passed as shown, but {TWIN_FAILED[status]} with its ids renamed " \
+                "(a correct function does not depend on the ids it is given)"
         shown = not case.hidden
         results.append(CaseResult(case.key, case.grade_id, case.hidden, status, case.call if shown else "",
                                   message if shown and status != "passed" else "", case.hint))
@@ -242,10 +300,23 @@ def judge_lab(package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolat
               for grade_id in book.points if grade_id.startswith(f"lab{lab}_")}
     scores = {grade_id: book.points[grade_id] if ok else 0.0 for grade_id, ok in passed.items()}
     extra = {grade_id: book.extra[grade_id] if ok else 0.0 for grade_id, ok in passed.items() if grade_id in book.extra}
-    crashed = [result for result in results if result.status in ("crashed", "timed out")]
-    status = "graded" if not crashed else f"{len(crashed)} case(s) {crashed[0].status}: " \
-        f"{crashed[0].message.split(': ', 1)[-1][:200]}"
-    return LabVerdict(lab, tuple(results), scores, status, (output + more_output)[:OUTPUT_BYTES], extra)
+    troubles = [(status, observation[status]) for observation in observed.values()
+                for status in ("crashed", "timed out") if status in observation]  # the grader's own words
+    status = "graded" if not troubles else f"{len(troubles)} run(s) of a case {troubles[0][0]}: {troubles[0][1][:200]}"
+    return LabVerdict(lab, tuple(results), scores, status, output[:OUTPUT_BYTES], extra)
+
+
+TWIN_FAILED = {"failed": "gave another answer", "crashed": "crashed", "timed out": "ran out of time"}
+"""What a twin did, in the sentence of a case that passed as shown and failed with its ids renamed."""
+
+
+def decide(verdict: Any, case: Any, observed: dict[str, Any]) -> Any:
+    """``verdict(case, observed, reference)``, or a failed verdict when the report, well formed as it is,
+    holds values the verdict cannot read (the student's process wrote them)."""
+    try:
+        return verdict(case, observed, reference_observation(case))
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
+        return verdict(case, {"crashed": "its report of the case could not be read"}, {})
 
 
 def _all_passed(results: list[CaseResult]) -> bool:
@@ -255,7 +326,7 @@ def _all_passed(results: list[CaseResult]) -> bool:
 
 def judge_submission(package: Path, book: CaseBook, isolation: sandbox.Isolation, slot: int = 0,
                      labs: tuple[int, ...] | None = None) -> list[LabVerdict]:
-    """Grade every lab (or ``labs``) of the student package folder ``package``; one twin suffix for all."""
-    suffix = twin_suffix()
-    return [judge_lab(package, lab.number, book, isolation, slot, suffix) for lab in LABS
+    """Grade every lab (or ``labs``) of the student package folder ``package``; one twin renaming for all."""
+    names = TwinNames()
+    return [judge_lab(package, lab.number, book, isolation, slot, names) for lab in LABS
             if labs is None or lab.number in labs]

@@ -5,9 +5,10 @@ whose only writable place is ``W`` (a ``private_dir``), bound at the same path i
 paths (a kernel's connection file and ipc sockets) mean the same on both sides. Inside:
 
 - an empty root holding read-only binds of ``/usr`` (and ``/bin``, ``/lib*`` as on the host), a few
-  files of ``/etc`` (``ETC_FILES``), the Python interpreter's prefix (``sys.base_prefix``) and the
-  environment's (``sys.prefix``, the venv); a fresh ``/proc``, a minimal ``/dev``, a small tmpfs ``/tmp``,
-  and ``W``. The course, the repository (only its ``.venv`` is bound), the gradebook, ``/root``,
+  files of ``/etc`` (``ETC_FILES``), the Python interpreter's prefix (``sys.base_prefix``), the
+  environment's (``sys.prefix``, the venv) and any other site-packages folder on ``sys.path``; a fresh
+  ``/proc``, a minimal ``/dev``, a small tmpfs ``/tmp`` (under those binds, so a venv in ``/tmp`` stays
+  visible), and ``W``. The course, the repository (only its ``.venv`` is bound), the gradebook, ``/root``,
   ``/home`` and ``/work`` are absent. Where the ``workbook`` package itself, or a project folder that a
   ``.pth`` file puts on ``sys.path``, lies inside a bound prefix, an empty tmpfs hides it;
 - new pid, network, ipc and uts namespaces: no network interface but loopback, no process of the
@@ -279,25 +280,36 @@ def wrap(isolation: Isolation, argv: list[str], *, workdir: Path, slot: int = 0,
     return command + list(argv)
 
 
+def site_folders() -> list[Path]:
+    """Every site-packages folder this interpreter imports from: ``site.getsitepackages()`` and any other
+    ``site-packages``/``dist-packages`` on ``sys.path`` (a ``.pth`` file may add one with ``site.addsitedir``).
+    Other ``sys.path`` entries (the working directory, a project folder) are never among them."""
+    folders = {Path(os.path.abspath(packages)) for packages in site.getsitepackages()}
+    folders |= {Path(os.path.abspath(entry)) for entry in sys.path
+                if entry and Path(entry).name in ("site-packages", "dist-packages")}
+    return sorted(folder for folder in folders if folder.is_dir())
+
+
 def python_prefixes() -> list[Path]:
-    """The folders this interpreter needs: its installation (``sys.base_prefix``) and environment
-    (``sys.prefix``), as absolute paths, without one inside another or inside ``/usr``."""
-    prefixes = []
-    for prefix in sorted({Path(os.path.abspath(sys.base_prefix)), Path(os.path.abspath(sys.prefix))}):
+    """The folders this interpreter needs: its installation (``sys.base_prefix``), its environment
+    (``sys.prefix``, the venv) and any site folder outside both (``site_folders``), as absolute paths,
+    without one inside another or inside ``/usr``."""
+    prefixes: list[Path] = []
+    wanted = {Path(os.path.abspath(sys.base_prefix)), Path(os.path.abspath(sys.prefix)), *site_folders()}
+    for prefix in sorted(wanted, key=lambda path: len(path.parts)):
         if not any(prefix.is_relative_to(other) for other in [Path("/usr"), *prefixes]):
             prefixes.append(prefix)
-    return prefixes
+    return sorted(prefixes)
 
 
 def hidden_paths(prefixes: list[Path]) -> list[Path]:
     """Project folders inside the bound ``prefixes`` that the sandbox must not see: the ``workbook``
-    package (a non-editable install), a ``workbook`` folder in site-packages (an editable install still
+    package (a non-editable install), a ``workbook`` folder in a site folder (an editable install still
     copies the wheel's data there: the solutions, in ``workbook/data``) and every folder a ``.pth`` file of
-    site-packages adds to sys.path."""
+    a site folder adds to sys.path."""
     candidates = {Path(__file__).resolve().parent}
-    candidates |= {Path(packages) / "workbook" for packages in site.getsitepackages()
-                   if (Path(packages) / "workbook").is_dir()}
-    for packages in site.getsitepackages():
+    candidates |= {packages / "workbook" for packages in site_folders() if (packages / "workbook").is_dir()}
+    for packages in site_folders():
         for pth in Path(packages).glob("*.pth"):
             for line in pth.read_text(encoding="utf-8", errors="replace").splitlines():
                 folder = os.path.join(packages, line.strip())  # as site.py reads it: relative to site-packages
@@ -328,6 +340,9 @@ def _filesystem(workdir: Path) -> list[str]:
     made.add(Path("/etc"))
     for name in ETC_FILES:
         options += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    # /tmp first: an environment or the work folder under /tmp is bound over it, never hidden by it.
+    options += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+    made.add(Path("/tmp"))
     prefixes = python_prefixes()
     for prefix in prefixes:
         parents(prefix)
@@ -335,8 +350,6 @@ def _filesystem(workdir: Path) -> list[str]:
         made.add(prefix)
     for hidden in hidden_paths(prefixes):
         options += ["--tmpfs", str(hidden)]
-    options += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
-    made.add(Path("/tmp"))
     parents(workdir)
     options += ["--bind", str(workdir), str(workdir)]
     return options

@@ -190,9 +190,23 @@ class JudgeNotebook(NbGraderPreprocessor):
             course = configured_course(self.config)
             settings = self.config.SandboxKernelManager
             isolation = course_isolation(course, settings.get("isolation"))
-            score_submission(course, resources["nbgrader"]["student"], isolation, settings.get("slot", 0), (lab,),
-                             executed=self.executed)
+            student = resources["nbgrader"]["student"]
+            try:
+                score_submission(course, student, isolation, settings.get("slot", 0), (lab,), executed=self.executed)
+            except Exception:
+                withhold_lab(course, student, lab)  # the in-kernel scores nbgrader saved never stand
+                raise
         return nb, resources
+
+
+def withhold_lab(course: Course, student: str, lab: int) -> None:
+    """Score every grade cell of ``lab`` 0 for ``student``: what stands when the judge could not grade it
+    (nbgrader then reports the submission as failed, and the instructor grades it again)."""
+    book = course_case_book(course)
+    scores = {grade_id: 0.0 for grade_id in book.points if grade_id.startswith(f"lab{lab}_")}
+    extra = {grade_id: 0.0 for grade_id in scores if grade_id in book.extra}
+    with course.gradebook() as gradebook:
+        write_scores(gradebook, student, [LabVerdict(lab, (), scores, "not graded", "", extra)])
 
 
 def read_results(course: Course, student: str) -> dict[str, Any] | None:

@@ -85,6 +85,22 @@ def r_read_after_next_user() -> list:
     return [u1, a1, u2, a2, u3, calls, r_test, a3, user("u4", "a3", 10), r_read]
 
 
+def calls_sharing_a_prefix() -> list:
+    """u1, a1 calling c1 and c10, then r10 (answering c10) before r1 (answering c1)."""
+    caller = calling("a1", "u1", 2, "c1")
+    caller["message"]["content"].append({"type": "toolCall", "id": "c10", "name": "read",
+                                         "arguments": {"path": "budget.py"}})
+    return [user("u1", None, 1), caller, answering("r10", "a1", 3, "c10"), answering("r1", "r10", 4, "c1")]
+
+
+def result_entry_named_unknown_1() -> list:
+    """The example with r-test's entry id (not its toolCallId) renamed to unknown-1."""
+    path = example_entries()
+    path[6]["id"] = "unknown-1"
+    path[7]["parentId"] = "unknown-1"
+    return path
+
+
 def _refused(name: str, grade_id: str, described: str, path: list, naming: tuple, hint: str) -> Case:
     return Case(name, grade_id, f"group_interactions({described})", GROUP, (path,), raises="InteractionError",
                 naming=naming, hint=hint, hidden=True)
@@ -96,6 +112,13 @@ EARLIER_HINT = "A result pairs only with a call of its own interaction; a call l
 NOT_A_MESSAGE_HINT = "Only message entries are grouped; any other entry is refused by its id."
 
 CASES: tuple[Case, ...] = (
+    # Each cell of refusals also has a path to accept: a function that refuses everything earns nothing.
+    Case("calls_sharing_a_prefix", FACTS, "group_interactions(u1, a1 calling c1 and c10, r10, r1)", GROUP,
+         (calls_sharing_a_prefix(),), hidden=True,
+         hint="Results pair with calls by the whole toolCallId, in any order; c1 and c10 are different calls."),
+    Case("result_entry_named_unknown_1", "lab2_unknown_call_rejected",
+         "group_interactions(example with r-test's entry id unknown-1)", GROUP, (result_entry_named_unknown_1(),),
+         hidden=True, hint="A result is matched by its toolCallId, never by its entry id."),
     _refused("read_1_declared_twice", FACTS, "example with read-1 declared twice and one result for it",
              declared_twice_in_calls(), ("read-1", "calls"), REPEATED_HINT),
     _refused("call_id_repeated_in_next_interaction", FACTS, "u1, a1 calling call_0, r1, u2, a2 calling call_0, r2",

@@ -73,7 +73,28 @@ LEGACY_HINT = "A legacy key is refused, never renamed or dropped; the error name
 TYPES = "lab1_bad_field_types"
 TYPES_HINT = "Every field is checked for its type and value; the error names the entry and the dotted field path."
 
+def at_the_edges() -> dict[str, Any]:
+    """compact-1 with timestamp 0 and every summary list empty: the edge of what is allowed."""
+    entry = compact_1(timestamp=0)
+    entry["summary"].update({field: [] for field in SUMMARY_FIELDS[1:]})
+    return entry
+
+
+def keys_reordered() -> dict[str, Any]:
+    """compact-1 with its keys, and its summary's, in reverse order (JSON objects have no order)."""
+    entry = compact_1()
+    entry["summary"] = dict(reversed(entry["summary"].items()))
+    return dict(reversed(entry.items()))
+
+
 CASES: tuple[Case, ...] = (
+    # Each cell of refusals also has an entry to accept: a parser that refuses everything earns nothing.
+    Case("edge_values_accepted", TYPES, "parse_session_entry(compact-1 with timestamp 0 and empty summary lists)",
+         PARSE, (at_the_edges(),), parts=("timestamp", "summary"), hidden=True,
+         hint="Values at the edge of what is allowed (timestamp 0, empty lists) are accepted as given."),
+    Case("keys_in_another_order_accepted", KEYS, "parse_session_entry(compact-1 with its keys in reverse order)",
+         PARSE, (keys_reordered(),), parts=("summary", "firstKeptEntryId"), hidden=True,
+         hint="The key sets are compared as sets: the order of the keys does not matter."),
     *(Case(f"tokens_before_{label}_kept", TOKENS, f"parse_session_entry(compact-1 with tokensBefore={value})", PARSE,
            (compact_1(tokensBefore=value),), parts=("tokensBefore",), hidden=True,
            hint="tokensBefore is checked and kept as given, never recomputed or rounded.")

@@ -18,7 +18,6 @@ from typing import Any
 
 from .. import budget, compaction
 from ..records import Entry
-from .checks import entry_ids
 from .stores import InMemorySessionStore, JsonlSessionStore, path_to
 
 CHANGED = "changed by the caller"
@@ -101,3 +100,8 @@ def rebuild_context_after_changes(active_path: list[Entry], options: budget.Budg
     as_built = copy.deepcopy(first)
     scribble(first.messages)
     return {"first": as_built, "second": budget.build_context(active_path, options)}
+
+
+def entry_ids(entries: list[Entry]) -> list[str]:
+    """The ids of ``entries``, in order."""
+    return [entry["id"] for entry in entries]
