@@ -1,19 +1,26 @@
 """Autograde wall time per submission: serial ``nbgrader autograde`` against ``workbook autograde --jobs 2``,
 and the judge's trusted pass alone against the whole.
 
-Both run in the same process tree, on the same course and the same N sample submissions (the
-demo's samples, cycled: complete, blank, partial, buggy, ...), one after the other; the script
-prints seconds per submission for each and their ratio. (The course's nbgrader config ends with the
-judge, so both include it.) Then it times the judge alone on each submission (all five labs, runners in
-the sandbox where there is one, no kernel) and prints its share of the per-submission time. A
-benchmark, not a test: it asserts nothing.
+Both run one after the other in this run, on the same course and the same N sample submissions (the demo's
+samples, cycled: complete, blank, partial, buggy, ...). ``nbgrader autograde`` in the course is what an
+instructor would otherwise run: one process, one student after the other (the course config ends with the
+judge, and its kernels run in the sandbox, so it includes both). ``workbook autograde`` runs the same,
+notebook by notebook, in ``--jobs`` long-lived workers. The
+script prints seconds per submission for each, the ratio of their wall times (the goal is at most 0.55 with
+2 jobs on 2 cores), what a class of ``--class-size`` students would take, and the load average before and
+after: on a shared machine the two runs may not see the same load, so it also prints the CPU time each
+took (their processes, kernels and runners), which the load does not change much. Then it times the judge
+alone on each submission (all five labs, runners in the sandbox where there is one, no kernel). A benchmark,
+not a test: it asserts nothing.
 
-    python benchmarks/bench_autograde.py [N] [--jobs 2]
+    python benchmarks/bench_autograde.py [N] [--jobs 2] [--class-size 40]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -29,17 +36,30 @@ from workbook.scoring import course_case_book
 from workbook.submissions import SAMPLES, submit
 
 
-def timed(command: list[str], cwd: Path) -> float:
-    """Seconds ``command`` took; raise ``CalledProcessError`` (with its output) if it failed."""
-    start = time.perf_counter()
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children and the descendants they waited for."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds ``command`` took (its processes, kernels and runners included); raise
+    ``CalledProcessError`` (with its output) if it failed."""
+    start, cpu = time.perf_counter(), children_cpu()
     subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, children_cpu() - cpu
+
+
+def load() -> str:
+    """The 1, 5 and 15 minute load averages and the number of cores."""
+    return f"load average {' '.join(f'{value:.2f}' for value in os.getloadavg())} on {os.cpu_count()} cores"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("submissions", type=int, nargs="?", default=4, help="N sample submissions (default 4)")
+    parser.add_argument("submissions", type=int, nargs="?", default=8, help="N sample submissions (default 8)")
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--class-size", type=int, default=40, help="students of the class to project (default 40)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-autograde-") as scratch:
         course = build(Path(scratch) / "course")
@@ -48,21 +68,30 @@ def main() -> None:
         for index, name in enumerate(islice(cycle(SAMPLES), args.submissions)):
             submit(course, f"{name}{index}", SAMPLES[name](Path(scratch) / f"package{index}"))
         scripts = Path(sys.executable).parent
-        serial = timed([str(scripts / "nbgrader"), "autograde", ASSIGNMENT, "--force"], course.root)
-        parallel = timed([str(scripts / "workbook"), "autograde", "--course", str(course.root),
-                          "--jobs", str(args.jobs)], course.root)
+        before = load()
+        serial, serial_cpu = timed([str(scripts / "nbgrader"), "autograde", ASSIGNMENT, "--force"], course.root)
+        between = load()
+        parallel, parallel_cpu = timed([str(scripts / "workbook"), "autograde", "--course", str(course.root),
+                                        "--jobs", str(args.jobs)], course.root)
+        after = load()
         isolation, book = detect("auto"), course_case_book(course)
         start = time.perf_counter()
         for student in course.students():
             judge_submission(course.submitted(student) / PACKAGE, book, isolation)
         judged = time.perf_counter() - start
-    n = args.submissions
+    n, size = args.submissions, args.class_size
     print(f"{n} submissions x {notebooks} notebooks, {args.jobs} jobs")
-    print(f"nbgrader autograde (serial):        {serial / n:6.2f} s per submission ({serial:.1f} s)")
-    print(f"workbook autograde --jobs {args.jobs}:        {parallel / n:6.2f} s per submission ({parallel:.1f} s)")
-    print(f"ratio serial / parallel:            {serial / parallel:6.2f}")
-    print(f"the judge alone ({isolation.describe()}): {judged / n:6.2f} s per submission, "
+    print(f"nbgrader autograde (serial):        {serial / n:6.2f} s per submission ({serial:.1f} s), "
+          f"CPU {serial_cpu / n:.2f} s per submission")
+    print(f"workbook autograde --jobs {args.jobs}:        {parallel / n:6.2f} s per submission ({parallel:.1f} s), "
+          f"CPU {parallel_cpu / n:.2f} s per submission (the judge included)")
+    print(f"ratio workbook / nbgrader:          {parallel / serial:6.2f}  (goal: at most 0.55; CPU ratio "
+          f"{parallel_cpu / serial_cpu:.2f})")
+    print(f"a class of {size}: nbgrader {serial / n * size / 60:.1f} min, workbook --jobs {args.jobs} "
+          f"{parallel / n * size / 60:.1f} min ({parallel / n:.2f} s per submission)")
+    print(f"the judge alone ({isolation.describe()}): {judged / n:.2f} s per submission, "
           f"{judged / serial:.0%} of the serial nbgrader pass")
+    print(f"before: {before}; between: {between}; after: {after}")
 
 
 if __name__ == "__main__":

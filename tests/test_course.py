@@ -6,18 +6,20 @@ from __future__ import annotations
 import filecmp
 import json
 import sys
+from io import StringIO
 from pathlib import Path
 
 import pytest
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
+from rich.console import Console
 from traitlets.utils.importstring import import_item
 
 from workbook.cases import HIDDEN_CASES
 from workbook.cli import main
 from workbook.course import ASSIGNMENT, AUTOGRADE_PREPROCESSORS, Course, CourseError, build
 from workbook.paths import NOTEBOOKS, STARTERS
-from workbook.release import SOLUTION, ReleaseLeakError, check_release, notebook_secrets, release
+from workbook.release import SOLUTION, ReleaseLeakError, check_release, notebook_secrets
 from workbook.sandbox_kernel import SandboxExecute, SandboxKernelManager
 from workbook.scoring import JudgeNotebook, course_case_book
 from workbook.starters import MarkerError, modules, replace_region
@@ -89,8 +91,20 @@ def test_commands_need_a_built_course(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def released(tmp_path_factory) -> Course:
     course = build(tmp_path_factory.mktemp("released") / "course")
-    release(course)
+    printed = StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("rich.console.Console", lambda: Console(file=printed, width=300))  # cli imports it lazily
+        assert main(["release", "--course", str(course.root)]) == 0
+    course.root.joinpath("release-output.txt").write_text(printed.getvalue())
     return course
+
+
+@pytest.mark.slow
+def test_release_says_what_handing_it_out_takes(released):
+    printed = " ".join(released.root.joinpath("release-output.txt").read_text().split())
+    assert "checked: no hidden test, no solution, the package is the starter" in printed
+    assert "not handed out yet (the formgrader shows the assignment as draft)" in printed
+    assert "formgrader → Manage Assignments → Release" in printed and "workbook practice DIR" in printed
 
 
 @pytest.mark.slow

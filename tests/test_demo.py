@@ -50,7 +50,8 @@ def demo_run(tmp_path_factory):
 
 
 def test_the_demo_grades_the_four_samples_as_expected(demo_run):
-    _, grades, printed = demo_run
+    course, grades, printed = demo_run
+    assert printed.index(" build ") < printed.index(f"built {course.root}") < printed.index(" release ")
     assert {student: sum(scores) for student, scores in EXPECTED.items()} == {
         "complete": 40, "blank": 0, "partial": 16, "buggy": 34}
     assert {student: [lab.score for lab in grade.labs] for student, grade in grades.items()} == EXPECTED

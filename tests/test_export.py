@@ -43,7 +43,8 @@ def test_a_name_with_a_comma_stays_one_field_and_each_lab_has_a_column(tmp_path)
     rows = list(csv.DictReader(dest.open(newline="")))
     assert list(rows[0]) == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                              "raw_score", "late_submission_penalty", "score", "max_score", "extra_credit", *NOTEBOOKS,
-                             *[f"{notebook} extra credit" for notebook in NOTEBOOKS]]
+                             *[f"{notebook} extra credit" for notebook in NOTEBOOKS], "ungraded_answers",
+                             "grading_notes"]
     assert [row["student_id"] for row in rows] == ["ada", "bob"]  # by id; nbgrader lists bob (Absent) first
     ada, bob = rows
     assert ada["last_name"] == 'Lovelace, Countess "of" Lovelace'
@@ -53,6 +54,7 @@ def test_a_name_with_a_comma_stays_one_field_and_each_lab_has_a_column(tmp_path)
     assert (ada["extra_credit"], ada["01_record_parsing extra credit"], ada["02_interaction_grouping extra credit"]) \
         == ("2.0", "0.0", "2.0")
     assert (bob["timestamp"], bob["score"], bob["01_record_parsing"]) == ("", "0.0", "0.0")
+    assert (ada["ungraded_answers"], ada["grading_notes"]) == ("0", "")
     assert len(dest.read_text().splitlines()) == 3
 
 
@@ -76,8 +78,10 @@ def test_export_notes_hand_graded_answers_not_graded_yet(tmp_path, capsys):
     assert main(["export", "--course", str(course.root)]) == 0
     printed = " ".join(capsys.readouterr().out.split())
     assert f"wrote {course.root / 'grades.csv'}" in printed
-    assert ("note: 1 hand-graded answer (2 points) not graded yet (students: ada); the CSV counts them as 0. "
-            "Grade them in nbgrader's formgrader") in printed
+    assert ("note: 1 hand-graded answer (2 points) not graded yet (students: ada); the CSV counts them as 0 "
+            "(column ungraded_answers). Grade them in nbgrader's formgrader") in printed
+    rows = list(csv.DictReader((course.root / "grades.csv").open(newline="")))
+    assert [(row["student_id"], row["ungraded_answers"]) for row in rows] == [("ada", "1")]
     with course.gradebook() as gradebook:
         grade = gradebook.find_grade("lab1_written", "01_record_parsing", "compaction_labs", "ada")
         grade.manual_score, grade.needs_manual_grade = 2.0, False

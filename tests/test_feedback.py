@@ -8,6 +8,7 @@ import json
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 from traitlets.config import Config
 
+from compaction_lab.provided.cases import PRINTED
 from workbook.course import Course
 from workbook.feedback import MESSAGE_CHARS, JudgeResults, case_lines
 from workbook.scoring import results_path
@@ -74,3 +75,18 @@ def test_extra_credit_is_shown_apart_from_the_notebooks_points(tmp_path):
     assert shown.cells[0].source.startswith("**Score: 10/10 +2**")
     assert shown.cells[1].metadata.nbgrader["score"] == 0
     assert shown.cells[1].outputs[0].text.startswith("extra credit: +2\n✓ interleaved: ")
+
+
+def test_what_the_students_code_printed_stays_below_the_judges_results(tmp_path):
+    course = Course(tmp_path)
+    path = results_path(course, "ada")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"labs": [{"lab": 3, "cases": CASES[:1]}]}))
+    cell = graded_cell("lab3_trim_boundary")
+    cell.outputs = [new_output("stream", name="stdout", text="✓ window_31: printed by the kernel\n"
+                               f"{PRINTED}\nUserWarning: a student's warning\n")]
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    shown, _ = JudgeResults(config=config).preprocess(new_notebook(cells=[cell]), {"nbgrader": {"student": "ada"}})
+    text = shown.cells[0].outputs[0].text
+    assert text == (case_lines(CASES[:1]) + f"\n{PRINTED}\nUserWarning: a student's warning\n")

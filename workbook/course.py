@@ -10,12 +10,15 @@ The config written here carries the settings a module-based course needs:
   ``records.py`` ... ``resumption.py`` (otherwise nbgrader silently replaces them with the starter
   copies from ``source/``), while the instructor's copies of every other file (``provided/example.py``,
   ``errors.py``, ...) still overwrite whatever a student changed there.
-- ``Execute.timeout``: the per-cell timeout of autograde (``DEFAULT_CELL_TIMEOUT`` seconds).
+- ``Execute.timeout``: the labs' time limit per cell (``DEFAULT_CELL_TIMEOUT`` seconds).
+- ``Autograde.sanitize_preprocessors`` and ``OverwriteCells.add_missing_cells``: honest accidents
+  (``workbook.accidents``).
 - ``GenerateFeedback.preprocessors`` adds ``workbook.feedback.JudgeResults``.
 - ``ExportApp.plugin_class`` is ``workbook.export.LabCsvExportPlugin`` (also for ``nbgrader export``).
 - ``Autograde.autograde_preprocessors`` is nbgrader's list with ``Execute`` replaced by
   ``workbook.sandbox_kernel.SandboxExecute`` (``AUTOGRADE_PREPROCESSORS``): student notebooks run in
-  sandboxed kernels; ``SandboxKernelManager.isolation`` (``auto``) says whether a sandbox is required.
+  sandboxed kernels (over Unix sockets, so parallel graders never race for a port);
+  ``SandboxKernelManager.isolation`` (``auto``) says whether a sandbox is required.
 """
 
 from __future__ import annotations
@@ -44,8 +47,11 @@ CONFIG_FILE = "nbgrader_config.py"
 DEFAULT_COURSE = Path("course")
 DEFAULT_COURSE_ID = "compaction-workbook"
 DEFAULT_CELL_TIMEOUT = 20
-"""Seconds per cell: every lab cell runs in well under a second on the reference solutions; the
-margin is for a slow machine and a student's slow but finishing code."""
+"""The labs' time limit, seconds per notebook cell: every lab cell runs in well under a second on the
+reference solutions; the margin is for a slow machine and a student's slow but finishing code. The one
+place it is set: ``build`` writes it into the course config (autograde), ``practice`` into the workspace's
+config and the hub passes it to every server (Validate), ``check`` gives it to each test, and the
+notebooks' opening cells state it (a test checks they agree)."""
 
 LAB_MODULES: tuple[str, ...] = tuple(f"{PACKAGE}/{lab.module}.py" for lab in LABS)
 """The student's files, relative to the assignment folder: kept (not overwritten) by autograde."""
@@ -67,8 +73,22 @@ c.Autograde.exclude_overwriting = {{
     ],
 }}
 
-# Per-cell timeout (seconds) while autograding; a cell that runs longer is interrupted.
+# The labs' time limit (seconds per cell), the one the notebooks state and Validate, `workbook check` and
+# `workbook practice` use too; a cell that runs longer is interrupted.
 c.Execute.timeout = {timeout}
+
+# Honest accidents (workbook/accidents.py): a copied grade cell counts once (nbgrader's DeduplicateIds, then
+# DropClearedMetadata), a deleted one is restored from the release (add_missing_cells), an edited locked
+# cell is graded as released (nbgrader's OverwriteCells, as RestoreMissingCells).
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "workbook.accidents.DropClearedMetadata",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "workbook.accidents.RestoreMissingCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.OverwriteCells.add_missing_cells = True
 
 # Feedback: every test cell shows the judge's results (hidden cases by name and hint only).
 c.GenerateFeedback.preprocessors = [
@@ -81,7 +101,8 @@ c.GenerateFeedback.preprocessors = [
 c.ExportApp.plugin_class = "workbook.export.LabCsvExportPlugin"
 
 # Student notebooks run in kernels inside a sandbox (bubblewrap: a private copy of the package, no
-# network, no course, gradebook or solutions in sight, limits): nbgrader's list with Execute replaced.
+# network, no course, gradebook or solutions in sight, limits; their sockets, not TCP ports, in that private
+# folder, so parallel graders never race for a port): nbgrader's list with Execute replaced.
 c.Autograde.autograde_preprocessors = [
 {autograde_preprocessors}
 ]

@@ -1,6 +1,7 @@
 """``workbook demo``: the whole instructor pipeline on the four bundled sample submissions.
 
-In a temporary course (or ``--keep DIR``): build, release, submit the samples of
+In a temporary course (or ``--keep DIR``), each step announced and its progress shown as it runs:
+build, release, submit the samples of
 ``workbook.submissions`` (complete, blank, partial, buggy) as four students, autograde them with
 two jobs, generate feedback, export the CSV, write the cohort report, and print the grade table. Expected: complete gets
 every autograded point (40 of 50) and lab 4's extra credit, shown apart ("40/50 +6"), and its five written
@@ -35,9 +36,14 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
     """
     if course_dir.exists() and any(course_dir.iterdir()):
         raise CourseError(f"{course_dir} is not empty; the demo needs a new folder")
-    course = build(course_dir)
+    console.rule("build")
+    with console.status("building the course: config, source/ and the gradebook (nbgrader creates its tables)"):
+        course = build(course_dir)
+    console.print(f"built {course.root}: nbgrader_config.py, source/, gradebook.db")
     console.rule("release")
-    console.print(f"{len(release(course))} files released to {course.release}, checked for hidden tests and solutions")
+    with console.status("releasing: nbgrader's generate_assignment, then the check for hidden tests and solutions"):
+        files = release(course)
+    console.print(f"{len(files)} files released to {course.release}, checked for hidden tests and solutions")
     console.rule("submissions")
     with tempfile.TemporaryDirectory(prefix="workbook-samples-") as samples:
         for student, make in SAMPLES.items():
@@ -52,7 +58,8 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
     if failed:
         raise CourseError(f"autograde failed for {', '.join(failed)}; see {course.root / 'logs' / 'autograde'}")
     console.rule("feedback and export")
-    report = feedback(course)
+    with console.status("feedback: nbgrader's generate_feedback, student by student"):
+        report = feedback(course)
     if report.withheld:
         raise CourseError(f"feedback withheld for {', '.join(report.withheld)}")
     console.print(f"feedback: {sum(map(len, report.pages.values()))} HTML pages under {course.root / 'feedback'}, "

@@ -3,11 +3,17 @@
 ``LabCsvExportPlugin`` is an nbgrader ``ExportPlugin``. Unlike nbgrader's own CSV plugin, which
 joins fields with commas by hand, it writes through the ``csv`` module, so a name such as
 ``"Lovelace, Ada"`` stays one (quoted) field. One row per assignment and student in the
-gradebook (students sorted by id), nbgrader's columns plus one score column per notebook (``01_record_parsing`` ...).
+gradebook (students sorted by id), nbgrader's columns plus one score column per notebook (``01_record_parsing`` ...),
+then two marker columns: ``ungraded_answers`` (how many hand-graded answers nobody has graded yet: they count
+0 in ``score`` until then) and ``grading_notes`` (what happened while grading: a notebook not executed, a
+copied, deleted or edited cell, a renamed or missing notebook, a review mark; ``scoring.status_notes``).
 A student without a submission gets 0 everywhere and an empty timestamp, as in nbgrader.
 
 Extra credit, which nbgrader counts in its scores, is kept apart as the table shows it ("10/10 +6"): no
 score column includes it; ``extra_credit`` holds the submission's and ``NOTEBOOK extra credit`` each notebook's.
+
+In a workbook course the late penalties are first recomputed from the current scores (``workbook.late``), so
+``late_submission_penalty`` and ``score`` include hand-graded points given since the last autograde.
 """
 
 from __future__ import annotations
@@ -20,20 +26,27 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from rich.console import Console
 
-from .course import Course, CourseError, add_course_option
-from .grades import course_grades, extra_credit, print_manual_grading_note
+from .course import Course, CourseError, add_course_option, configured_course
+from .grades import course_grades, extra_credit, print_manual_grading_note, read_grades
+from .late import print_late_notes, refresh_late_penalties
+from .scoring import status_notes
 
 BASE_COLUMNS = ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                 "raw_score", "late_submission_penalty", "score", "max_score", "extra_credit"]
 EXTRA_CREDIT_COLUMN = "{} extra credit"
 """A notebook's extra-credit column, by notebook name."""
+MARKER_COLUMNS = ["ungraded_answers", "grading_notes"]
 
 
 class LabCsvExportPlugin(ExportPlugin):
     """Export grades to ``to`` (default ``grades.csv``) with the ``csv`` module and per-notebook score columns."""
 
     def export(self, gradebook: Gradebook) -> None:
-        """Write the grades as CSV to ``self.to`` (default grades.csv): a row per student, a column per lab."""
+        """Write the grades as CSV to ``self.to`` (default grades.csv): a row per student, a column per lab,
+        the marker columns (see the module)."""
+        course = configured_course(self.config)
+        if course.config_file.is_file():
+            refresh_late_penalties(course)
         assignments = [assignment for assignment in gradebook.assignments
                        if not self.assignment or assignment.name in map(str, self.assignment)]
         students = sorted((student for student in gradebook.students
@@ -43,11 +56,14 @@ class LabCsvExportPlugin(ExportPlugin):
         self.log.info("Exporting grades to %s", dest)
         with open(dest, "w", newline="", encoding="utf-8") as handle:
             extra = [EXTRA_CREDIT_COLUMN.format(name) for name in notebooks]
-            writer = csv.DictWriter(handle, fieldnames=BASE_COLUMNS + notebooks + extra)
+            writer = csv.DictWriter(handle, fieldnames=BASE_COLUMNS + notebooks + extra + MARKER_COLUMNS)
             writer.writeheader()
             for assignment in assignments:
                 for student in students:
-                    writer.writerow(self.row(gradebook, assignment, student, notebooks))
+                    row = self.row(gradebook, assignment, student, notebooks)
+                    grades = read_grades(gradebook, [student.id], assignment.name)[0]
+                    notes = status_notes(course, student.id) if course.config_file.is_file() else []
+                    writer.writerow({**row, "ungraded_answers": grades.pending, "grading_notes": "; ".join(notes)})
 
     @staticmethod
     def row(gradebook: Gradebook, assignment, student, notebooks: list[str]) -> dict[str, object]:
@@ -99,8 +115,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("export", help="grades as CSV with one column per lab",
                                    description="Write the gradebook's grades as CSV: one row per student (sorted "
                                    "by id) with nbgrader's columns (names, timestamp, score, max_score, ...) and "
-                                   "one score column per lab notebook, extra credit in columns of its own. Hand-graded "
-                                   "answers not graded yet count 0.")
+                                   "one score column per lab notebook, extra credit in columns of its own, then "
+                                   "ungraded_answers (hand-graded answers not graded yet, which count 0) and "
+                                   "grading_notes (what happened while grading). Late penalties are recomputed from "
+                                   "the current scores first.")
     add_course_option(parser)
     parser.add_argument("--to", type=Path, help="the CSV file to write (default: COURSE/grades.csv)")
     parser.set_defaults(run=run)
@@ -110,5 +128,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     """Run ``workbook export`` with the parsed ``args``; return the exit code."""
     course = Course(args.course)
     console.print(f"wrote {export(course, args.to)}")
-    print_manual_grading_note(console, course_grades(course), "the CSV counts them as 0")
+    grades = course_grades(course)
+    print_manual_grading_note(console, grades, "the CSV counts them as 0 (column ungraded_answers)")
+    print_late_notes(console, course, grades)
     return 0

@@ -9,12 +9,18 @@ replaces the outputs of every autograded cell with the judge's results for that 
 - a hidden case: ``✓ hidden test name`` or ``✗ hidden test name: the instructor's hint``. Nothing of a
   hidden case's inputs, code or of what the student's code did with them is shown.
 
-The scores on the page are the gradebook's, which the judge wrote, with extra credit apart (nbgrader counts
-it in a cell's and the notebook's score): a cell scored above its points shows its points and, in its
-results, the extra credit; the notebook's score leaves it out, and a first cell states it, "Score: 10/10 +6"
-(never 16/10). Feedback is generated student by student: a page that fails to render or shows a hidden
-case's call is removed, that student is named, and the others get theirs. (A hidden case's call that is
-public anyway, e.g. a visible case shows the same call, is not a secret: ``release.hidden_case_secrets``.)
+Below them stays what the student's own code printed while the notebook ran that cell's visible cases
+(warnings, log lines, stderr: ``check`` collects it under its ``PRINTED`` line), shown and never scored.
+
+The scores on the page are the gradebook's, which the judge wrote, less the late penalty, which is first
+recomputed from the current scores (``workbook.late``; nbgrader's page states it), with extra credit apart
+(nbgrader counts it in a cell's and the notebook's score): a cell scored above its points shows its points
+and, in its results, the extra credit; the notebook's score leaves it out, and a first cell states it,
+"Score: 10/10 +6" (never 16/10). Feedback is generated student by student: a page that fails to render or
+shows a hidden case's call is removed, that student is named, and the others get theirs. (A hidden case's
+call that is public anyway, e.g. a visible case shows the same call, is not a secret:
+``release.hidden_case_secrets``.) A notebook nbgrader could not execute has a page without outputs, or none
+when nbgrader could not grade it at all (the status says which).
 
 The feedback folder holds the notebooks' HTML pages and nothing else of the graded folder: nbgrader's
 ``GenerateFeedback`` copies every other file of ``autograded/STUDENT/ASSIGNMENT`` there (the package with
@@ -42,6 +48,8 @@ from traitlets.config import Config
 
 from .course import ASSIGNMENT, Course, CourseError, add_course_option, configured_course
 from .grades import course_grades, points_text, print_manual_grading_note, with_extra_credit
+from .late import print_late_notes, refresh_late_penalties
+from .reference import import_reference
 from .release import hidden_case_secrets
 from .scoring import read_results
 
@@ -75,6 +83,8 @@ class JudgeResults(Preprocessor):
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Replace the outputs of every autograded cell of ``nb`` by ``case_lines`` of its cases."""
         course = configured_course(self.config)
+        import_reference()
+        from compaction_lab.provided.cases import PRINTED
         results = read_results(course, resources["nbgrader"]["student"]) or {"labs": []}
         by_cell: dict[str, list[dict]] = {}
         for lab in results["labs"]:
@@ -85,6 +95,9 @@ class JudgeResults(Preprocessor):
             if cell.cell_type == "code" and flags.get("grade") and not flags.get("solution"):
                 cases = by_cell.get(flags.get("grade_id"), [])
                 text = case_lines(cases) if cases else "This cell was not judged.\n"
+                printed = "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
+                if PRINTED in printed:
+                    text += "\n" + PRINTED + printed.split(PRINTED, 1)[1]
                 cell.outputs = [new_output("stream", name="stdout", text=text)]
         extra = sum(set_extra_credit_apart(cell) for cell in nb.cells)
         if extra and "score" in resources["nbgrader"]:
@@ -165,6 +178,7 @@ def feedback(course: Course) -> FeedbackReport:
     if not students:
         raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
     secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
+    refresh_late_penalties(course)
     report = FeedbackReport()
     for student in students:
         result = generate_pages(course, student)
@@ -206,5 +220,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     for student, why in report.withheld.items():
         console.print(f"[red]{student}: feedback withheld[/] ({why})", highlight=False)
     console.print("checked: every test cell shows the judge's results; no hidden case's call on any page")
-    print_manual_grading_note(console, course_grades(course), "these pages show them as 0")
+    grades = course_grades(course)
+    print_manual_grading_note(console, grades, "these pages show them as 0")
+    print_late_notes(console, course, grades)
     return 1 if report.withheld else 0

@@ -15,7 +15,8 @@ Extra credit (nbgrader's ``extra_credit`` of a grade, which nbgrader adds to its
 lab's points never include it, and a table shows it after them ("10/10 +6"), never as "16/10".
 
 ``workbook grades`` prints the table of every submission without grading anything (e.g. after hand
-grading).
+grading), with a status column of what happened while grading (``scoring.status_notes``) when anything did;
+late penalties are first recomputed from the current scores (``workbook.late``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from rich.table import Table
 
 from .course import ASSIGNMENT, Course, add_course_option, require_released
 from .labs import lab_of_notebook
-from .scoring import print_review_notes
+from .late import print_late_notes, refresh_late_penalties
+from .scoring import print_review_notes, status_notes
 
 
 @dataclass(frozen=True)
@@ -63,10 +65,13 @@ class LabScore:
 
 @dataclass(frozen=True)
 class StudentGrades:
-    """One student's submission: one ``LabScore`` per notebook (by name, the lab order), or none if not submitted."""
+    """One student's submission: one ``LabScore`` per notebook (by name, the lab order), or none if not
+    submitted; the late ``penalty`` in points (``workbook.late``) and how many seconds late it was."""
 
     student: str
     labs: tuple[LabScore, ...]
+    penalty: float = 0.0
+    seconds_late: float = 0.0
 
     @property
     def score(self) -> float:
@@ -82,6 +87,17 @@ class StudentGrades:
     def max_score(self) -> float:
         """Automatic plus hand-graded points possible."""
         return sum(lab.max_score for lab in self.labs)
+
+    @property
+    def total(self) -> float:
+        """The score after the late penalty."""
+        return max(0.0, self.score - self.penalty)
+
+    @property
+    def extra_after_penalty(self) -> float:
+        """The extra credit left once the late penalty has taken every point of ``score`` (nbgrader's penalty
+        is computed on its score, which counts extra credit: method ``zero`` takes it all)."""
+        return max(0.0, self.extra_credit - max(0.0, self.penalty - self.score))
 
     @property
     def auto_score(self) -> float:
@@ -165,7 +181,9 @@ def read_grades(gradebook: Gradebook, students: Iterable[str], assignment: str =
             grades.append(StudentGrades(student, ()))
             continue
         by_name = {notebook.name: notebook for notebook in submission.notebooks}
-        grades.append(StudentGrades(student, tuple(lab_score(by_name[name]) for name in names if name in by_name)))
+        grades.append(StudentGrades(student, tuple(lab_score(by_name[name]) for name in names if name in by_name),
+                                    penalty=submission.late_submission_penalty or 0.0,
+                                    seconds_late=submission.total_seconds_late))
     return grades
 
 
@@ -234,14 +252,16 @@ def manual_text(grade: StudentGrades) -> str:
 
 
 TABLE_CAPTION = ("lab N: autograded points; manual: written answers graded by hand in nbgrader's formgrader, "
-                 "?/N = N points not graded yet (0 in total); +N: extra credit, outside the points")
+                 "?/N = N points not graded yet (0 in total); +N: extra credit, outside the points; "
+                 "total: after the late penalty, if any (late)")
 
 
 def grade_table(grades: list[StudentGrades], notebooks: list[str], status: dict[str, str] | None = None,
                 title: str = "Grades") -> Table:
     """A rich table, one row per student: each lab notebook's autograded points (``lab N``: score/max),
-    the hand-graded points (``manual``, see ``manual_text``), the ``total`` (pending answers count 0),
-    each with its extra credit apart (``with_extra_credit``), and, with ``status``, a status column.
+    the hand-graded points (``manual``, see ``manual_text``), the ``total`` (pending answers count 0; after
+    the late penalty, marked ``late``), each with its extra credit apart (``with_extra_credit``), and, with
+    ``status``, a status column.
 
     ``status`` maps a student to a note (e.g. "graded", "failed: ..."); a trailing row gives the means
     (one decimal) over the autograded submissions. The manual mean is left empty while any answer is pending.
@@ -256,15 +276,16 @@ def grade_table(grades: list[StudentGrades], notebooks: list[str], status: dict[
     manual_mean = "" if any(grade.pending for grade in submitted) else _mean(
         [grade.manual_score for grade in submitted if grade.manual_max])
     table.add_column("manual", justify="right", footer=manual_mean)
-    table.add_column("total", justify="right", footer=_mean([grade.score for grade in submitted]))
+    table.add_column("total", justify="right", footer=_mean([grade.total for grade in submitted]))
     if status is not None:
         table.add_column("status")
     for grade in grades:
         by_name = {lab.notebook: lab for lab in grade.labs}
         cells = [with_extra_credit(by_name[name].auto_score, by_name[name].auto_max, by_name[name].extra_credit)
                  if name in by_name else "-" for name in notebooks]
-        sums = [manual_text(grade), with_extra_credit(grade.score, grade.max_score, grade.extra_credit)] \
-            if grade.labs else ["-", "-"]
+        total = with_extra_credit(grade.total, grade.max_score, grade.extra_after_penalty) + \
+            (" late" if grade.penalty else "")
+        sums = [manual_text(grade), total] if grade.labs else ["-", "-"]
         table.add_row(grade.student, *cells, *sums, *([status.get(grade.student, "")] if status is not None else []))
     return table
 
@@ -275,7 +296,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
                                    description="Print the gradebook's grades of every submission: per lab the "
                                    "autograded points, the hand-graded points (?/N while N points await a "
                                    "grader in nbgrader's formgrader) and the total, with a note naming who "
-                                   "still has answers to grade. Nothing is graded or changed.")
+                                   "still has answers to grade, and what happened while grading. Nothing is "
+                                   "graded; late penalties are recomputed from the current scores, hand-graded "
+                                   "ones included.")
     add_course_option(parser)
     parser.set_defaults(run=run)
 
@@ -284,9 +307,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
     """Run ``workbook grades`` with the parsed ``args``; return the exit code."""
     course = Course(args.course)
     require_released(course)
+    refresh_late_penalties(course)
     with course.gradebook() as gradebook:
         grades, notebooks = submitted_grades(gradebook), notebook_names(gradebook)
-    console.print(grade_table(grades, notebooks, title=f"grades: {ASSIGNMENT}"))
+    notes = {grade.student: "; ".join(status_notes(course, grade.student)) for grade in grades}
+    console.print(grade_table(grades, notebooks, notes if any(notes.values()) else None, title=f"grades: {ASSIGNMENT}"))
     print_manual_grading_note(console, grades)
+    print_late_notes(console, course, grades)
     print_review_notes(console, course, [grade.student for grade in grades])
     return 0

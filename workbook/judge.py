@@ -11,7 +11,7 @@ case here, with ``verdict`` against the reference solutions' own outcome, comput
 passes when it and its twin pass; a grade cell earns its points when all its cases pass.
 
 Limits: importing the lab module may take ``IMPORT_SECONDS`` (a module that prints a lot at import is slow,
-not wrong); a case that runs longer than ``CASE_SECONDS`` is stopped and fails as timed out; a runner that
+not wrong); a case that runs longer than ``case_seconds()`` is stopped and fails as timed out; a runner that
 crashes or calls ``os._exit`` fails the case it was running; the runner is then started again for the
 remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all (the visible
 cases half of it), after which the cases left fail as timed out; what the
@@ -41,12 +41,20 @@ from .labs import LABS
 from .paths import SOLUTIONS, STARTERS
 from .reference import import_reference
 
-CASE_SECONDS = 5.0
 IMPORT_SECONDS = 20.0
 LAB_SECONDS = 45.0
 OUTPUT_BYTES = 64 * 1024
 REPORT_BYTES = 16 * 1024 * 1024
 RUNNER = "compaction_lab.provided.runner"
+
+
+def case_seconds() -> float:
+    """Seconds one case's call may run: the labs' ``CALL_SECONDS``, set once in the reference package's
+    ``provided/cases`` (the notebooks' checks and ``workbook check`` stop a call after as long)."""
+    import_reference()
+    from compaction_lab.provided.cases import CALL_SECONDS
+
+    return CALL_SECONDS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -185,7 +193,7 @@ def import_hint(message: str) -> str:
 def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str, deadline: float,
                 printed: bytearray) -> tuple[list[dict], str]:
     """Start the runner in the sandbox; collect its report lines (a pipe) until it exits, a case exceeds
-    ``CASE_SECONDS``, ``deadline`` passes or the reports exceed ``REPORT_BYTES``; return the parsed lines and
+    ``case_seconds()``, ``deadline`` passes or the reports exceed ``REPORT_BYTES``; return the parsed lines and
     how it ended. What it prints is appended to ``printed`` up to ``OUTPUT_BYTES``, the rest drained."""
     read_end, write_end = os.pipe()
     argv = [sys.executable, "-s", "-E", "-m", RUNNER, str(work / "cases.json"), module, str(write_end)]
@@ -200,7 +208,7 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str
     open_streams = 2
     while open_streams:
         now = time.monotonic()
-        allowed = CASE_SECONDS if b'"ready"' in report else IMPORT_SECONDS
+        allowed = case_seconds() if b'"ready"' in report else IMPORT_SECONDS
         if now - last > allowed or now > deadline:
             why = f"timed out: no report for {allowed:.0f} s" if now - last > allowed else \
                 "timed out: the lab's time was used up"

@@ -6,7 +6,9 @@ them) and a fresh copy of the starter package ``compaction_lab/``. Then, and eve
 JupyterLab on the workspace with the student's view of nbgrader (``practice_config/``, put first on
 ``JUPYTER_CONFIG_PATH``): no formgrader and no create-assignment tool, which are the instructor's, and no
 assignment list, which needs a course exchange that practice has not (it would only show errors). The
-notebook's Validate button stays. ``--no-lab`` only makes the workspace and prints the next steps.
+notebook's Validate button stays, and interrupts a cell after the labs' time limit
+(``practice_config/nbgrader_config.py``: ``DEFAULT_CELL_TIMEOUT`` seconds, as autograde). ``--no-lab`` only
+makes the workspace and prints the next steps.
 """
 
 from __future__ import annotations

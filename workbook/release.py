@@ -28,6 +28,13 @@ SOLUTION = ("BEGIN SOLUTION", "END SOLUTION")
 TRIVIAL = {"", "pass", "raise NotImplementedError()", "YOUR ANSWER HERE", "# YOUR CODE HERE"}
 
 
+HANDING_OUT = ("not handed out yet (the formgrader shows the assignment as draft): on the course hub, formgrader "
+               "→ Manage Assignments → Release (nbgrader's release_assignment, which copies it to the exchange; "
+               f"or `nbgrader release_assignment {ASSIGNMENT}` in the course directory); students then fetch "
+               "it in their Assignments tab. Without a hub, students run `workbook practice DIR`.")
+"""What ``workbook release`` prints after the check: what handing the release out takes."""
+
+
 class ReleaseLeakError(CourseError):
     """The release holds hidden-test or solution text, or a package other than the starter; the message lists where."""
 
@@ -157,4 +164,5 @@ def run(args: argparse.Namespace, console: Console) -> int:
     files = release(course)
     console.print(f"released {len(files)} files to {course.release}; checked: no hidden test, no solution, "
                   f"the package is the starter")
+    console.print(HANDING_OUT, highlight=False)
     return 0

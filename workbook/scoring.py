@@ -10,14 +10,22 @@ keeps both in ``COURSE/grading/results/STUDENT.json``:
 - ``labs``: the judge's verdict per lab (every case's status, sentence and hint; each cell's points);
 - ``kernel``: nbgrader's in-kernel score per grade cell (``null`` where the notebook was not executed);
 - ``review``: the grade cells whose visible cases the kernel and the judge scored differently (both ran
-  the same cases), which ``workbook autograde`` and ``workbook grades`` mark for an instructor's look.
+  the same cases), which ``workbook autograde`` and ``workbook grades`` mark for an instructor's look;
+- ``executed``: the notebooks nbgrader executed; ``notes``: what intake and nbgrader repaired or could not
+  do (``workbook.intake``, ``workbook.accidents``), shown in the status, the grade tables and the CSV.
+
+A notebook nbgrader could not execute (its kernel died, say) is autograded again without ``Execute``
+(``workbook.autograde``): ``JudgeNotebook.executed`` is then False and that lab's in-kernel scores, which
+come from a notebook that never ran, are not compared with the judge's.
 
 Hand-given scores are never touched: the judge writes ``auto_score`` only.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -25,6 +33,7 @@ from typing import Any
 from nbformat import NotebookNode
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Bool
 
 from . import sandbox
 from .cases import CaseBook, case_book
@@ -40,8 +49,21 @@ def results_path(course: Course, student: str) -> Path:
 
 def course_case_book(course: Course) -> CaseBook:
     """The cases a course grades with: the visible cases of its ``source/`` package, its own hidden cases
-    (``COURSE/grading/hidden_cases``, written by ``workbook build``) and the points of its source notebooks."""
-    return case_book(course.source / PACKAGE / "provided" / "cases", course.hidden_cases, course.source)
+    (``COURSE/grading/hidden_cases``, written by ``workbook build``) and the points of its source notebooks.
+
+    Loaded once per process while none of those files changes (a grading worker judges five labs of every
+    student it grades with the same book); an edited case file or notebook is read again."""
+    visible = course.source / PACKAGE / "provided" / "cases"
+    files = sorted([*visible.glob("*.py"), *visible.glob("*.json"), *course.hidden_cases.glob("*.py"),
+                    *course.source.glob("*.ipynb")])
+    return _case_book(visible, course.hidden_cases, course.source,
+                      tuple((str(path), path.stat().st_mtime_ns, path.stat().st_size) for path in files))
+
+
+@functools.lru_cache(maxsize=4)
+def _case_book(visible: Path, hidden: Path, notebooks: Path, versions: tuple) -> CaseBook:
+    """``case_book`` of these folders, cached by the ``versions`` (path, mtime, size) of their files."""
+    return case_book(visible, hidden, notebooks)
 
 
 @dataclass(frozen=True)
@@ -105,15 +127,19 @@ def write_scores(gradebook: Gradebook, student: str, verdicts: list[LabVerdict])
 
 
 def score_submission(course: Course, student: str, isolation: sandbox.Isolation, slot: int = 0,
-                     labs: tuple[int, ...] | None = None) -> dict[str, Any]:
+                     labs: tuple[int, ...] | None = None, executed: bool = True) -> dict[str, Any]:
     """Judge ``labs`` (default: all) of ``student``'s submitted package, write their scores, merge them into
-    the saved results and return those (see the module)."""
+    the saved results and return those (see the module). ``executed`` False: those labs' notebooks did not
+    run, so their in-kernel scores are recorded as None and never compared."""
     book = course_case_book(course)
     package = course.submitted(student) / PACKAGE
     verdicts = judge_submission(package, book, isolation, slot, labs)
     with course.gradebook() as gradebook:
         kernel = kernel_scores(gradebook, student, book)
         write_scores(gradebook, student, verdicts)
+    if not executed:
+        unrun = {grade_id for lab in verdicts for grade_id in lab.scores}
+        kernel = {grade_id: None if grade_id in unrun else score for grade_id, score in kernel.items()}
     earlier = (read_results(course, student) or {}) if labs is not None else {}
     judged = {lab.lab: lab.to_json() for lab in verdicts}
     merged = [judged.get(lab["lab"], lab) for lab in earlier.get("labs", []) if lab["lab"] not in judged]
@@ -121,11 +147,29 @@ def score_submission(course: Course, student: str, isolation: sandbox.Isolation,
     kept = [text for text in earlier.get("review", []) if int(text.removeprefix("lab").split("_")[0]) not in judged]
     results = {"student": student, "isolation": isolation.describe(), "labs": merged,
                "kernel": {**earlier.get("kernel", {}), **kernel},
-               "review": kept + [review.text() for review in reviews(verdicts, kernel, book)]}
+               "review": kept + [review.text() for review in reviews(verdicts, kernel, book)],
+               "executed": earlier.get("executed"), "notes": earlier.get("notes", [])}
+    return save_results(course, student, results)
+
+
+def save_results(course: Course, student: str, results: dict[str, Any]) -> dict[str, Any]:
+    """Write ``results`` as ``student``'s results file; return them."""
     path = results_path(course, student)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return results
+
+
+def finish_results(course: Course, student: str, isolation: sandbox.Isolation, slot: int,
+                   executed: Collection[str], notes: Sequence[str]) -> dict[str, Any]:
+    """After nbgrader's pass over ``student``'s notebooks: judge the labs no ``JudgeNotebook`` judged (their
+    notebook was missing or nbgrader could not open it), then record the notebooks nbgrader ``executed`` and
+    the ``notes`` on what happened; return the results."""
+    judged = {lab["lab"] for lab in (read_results(course, student) or {"labs": []})["labs"]}
+    missing = tuple(lab.number for lab in LABS if lab.number not in judged)
+    results = score_submission(course, student, isolation, slot, missing, executed=False) if missing \
+        else read_results(course, student)
+    return save_results(course, student, {**results, "executed": sorted(executed), "notes": list(notes)})
 
 
 class JudgeNotebook(NbGraderPreprocessor):
@@ -133,6 +177,9 @@ class JudgeNotebook(NbGraderPreprocessor):
     notebook and saved its in-kernel scores, the judge scores that lab and overwrites them. So every way of
     autograding (``workbook autograde``, the formgrader's button, ``nbgrader autograde``) gives the judge's
     points; the runners use the kernels' sandbox (``SandboxKernelManager.isolation`` and ``slot``)."""
+
+    executed = Bool(True, config=True, help="False when nbgrader autogrades the notebook without running it "
+                    "(its in-kernel scores are then not compared with the judge's).")
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Judge the lab of ``resources["nbgrader"]["notebook"]`` for its student; the notebook is unchanged."""
@@ -145,7 +192,7 @@ class JudgeNotebook(NbGraderPreprocessor):
             isolation = course_isolation(course, settings.get("isolation"))
             student = resources["nbgrader"]["student"]
             try:
-                score_submission(course, student, isolation, settings.get("slot", 0), (lab,))
+                score_submission(course, student, isolation, settings.get("slot", 0), (lab,), executed=self.executed)
             except Exception:
                 withhold_lab(course, student, lab)  # the in-kernel scores nbgrader saved never stand
                 raise
@@ -172,6 +219,20 @@ def review_cells(course: Course, student: str) -> list[str]:
     """The cells ``student``'s latest grading marked for review, e.g. ``lab3_trim_boundary (in-kernel 1, judge 0)``."""
     results = read_results(course, student)
     return results["review"] if results else []
+
+
+def status_notes(course: Course, student: str) -> list[str]:
+    """What a grade's reader must know about ``student``'s latest grading, one sentence each: labs whose
+    judging hit a limit or a crash, what intake and nbgrader noted (a malformed timestamp, a copied, deleted or
+    edited cell, a renamed or missing notebook, a notebook not executed: ``workbook.accidents``) and how many
+    cells are marked for review; empty when nothing happened or the student is not graded yet."""
+    results = read_results(course, student)
+    if not results:
+        return []
+    notes = [f"lab {lab['lab']}: {lab['status']}" for lab in results["labs"] if lab["status"] != "graded"]
+    review = len(results["review"])
+    return notes + list(results.get("notes", [])) + ([f"review {review} cell{'s' if review != 1 else ''}"]
+                                                     if review else [])
 
 
 REVIEW_NOTE = ("the notebook's in-kernel score and the judge's differ on the same visible cases (the gradebook "

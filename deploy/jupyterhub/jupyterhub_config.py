@@ -110,7 +110,13 @@ def role_config_path(spawner):
     return os.pathsep.join([os.path.join(ROLES, role), os.path.join(ROLES, "common")])
 
 
-COURSE_ENVIRONMENT = {"WORKBOOK_COURSE_ID": COURSE_ID, "WORKBOOK_EXCHANGE": EXCHANGE}
+# The labs' time limit (seconds per cell) goes to every server, so Validate (roles/common/nbgrader_config.py)
+# interrupts a cell exactly when autograde does and as the notebooks state. Its one place is the workbook's
+# code, installed in the hub's environment (the grader service runs the workbook from it).
+from workbook.course import DEFAULT_CELL_TIMEOUT  # noqa: E402 (after the site settings it does not depend on)
+
+COURSE_ENVIRONMENT = {"WORKBOOK_COURSE_ID": COURSE_ID, "WORKBOOK_EXCHANGE": EXCHANGE,
+                      "WORKBOOK_CELL_TIMEOUT": str(DEFAULT_CELL_TIMEOUT)}
 c.Spawner.environment = {**COURSE_ENVIRONMENT, "JUPYTER_CONFIG_PATH": role_config_path}
 
 

@@ -16,3 +16,8 @@ c.Exchange.root = os.environ["WORKBOOK_EXCHANGE"]
 # One course per exchange; set True (everywhere at once) before a second course shares this exchange,
 # and then students fetch into <course_id>/<assignment_id>/ instead of <assignment_id>/.
 c.Exchange.path_includes_course = False
+
+# The labs' time limit: Validate interrupts a cell after as many seconds as autograde does (the hub passes
+# workbook.course.DEFAULT_CELL_TIMEOUT; the notebooks state it).
+if "WORKBOOK_CELL_TIMEOUT" in os.environ:
+    c.Execute.timeout = int(os.environ["WORKBOOK_CELL_TIMEOUT"])

@@ -17,10 +17,15 @@ the notebook.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import json
 import re
 import reprlib
+import signal
+import threading
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -308,21 +313,57 @@ def expected_observations() -> dict[str, dict[str, Any]]:
     return json.loads(EXPECTED_FILE.read_text(encoding="utf-8"))
 
 
-def run_visible(cases: tuple[Case, ...]) -> list[Verdict]:
-    """Run ``cases`` in this process on the package imported here and decide each against ``expected.json``."""
+CALL_SECONDS = 5.0
+"""The labs' time limit per call: a call of your function in a check that runs longer is stopped and the check
+fails, the same in the notebook's test cells (so also when you Validate), in ``workbook check`` and when your
+work is graded (the grader's judge reads it from here)."""
+
+
+class CallTimedOut(BaseException):
+    """Raised inside a call of your function that ran longer than ``CALL_SECONDS`` (a ``BaseException``, so an
+    ``except Exception`` in your code cannot swallow it)."""
+
+
+def observe_within_limit(case: Case) -> dict[str, Any]:
+    """``wire.observe`` of ``case``, stopped after ``CALL_SECONDS`` (a timer signal; in the main thread only,
+    where a notebook's cells and ``workbook check`` run): the observation then reports ``CallTimedOut``."""
     from ..wire import observe
 
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return observe(case.function, list(case.args), dict(case.kwargs))
+
+    def stop(signum: int, frame: Any) -> None:
+        raise CallTimedOut(f"the call ran longer than the labs' limit of {CALL_SECONDS:g} seconds and was stopped")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, CALL_SECONDS)
+    try:
+        return observe(case.function, list(case.args), dict(case.kwargs))
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def run_visible(cases: tuple[Case, ...]) -> list[Verdict]:
+    """Run ``cases`` in this process on the package imported here, each call within ``CALL_SECONDS``, and decide
+    each against ``expected.json``."""
     expected = expected_observations()
-    return [verdict(case, observe(case.function, list(case.args), dict(case.kwargs)), expected[case.key])
-            for case in cases]
+    return [verdict(case, observe_within_limit(case), expected[case.key]) for case in cases]
+
+
+PRINTED = "What your code printed while these checks ran (shown, never scored):"
+"""The line before what the student's code printed (warnings, log lines, stderr) in a test cell's output."""
 
 
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
-    ``AssertionError`` with the first failure's sentence (while nothing is started, the
-    ``LabNotImplementedError`` of the function the cases reached). A cell without visible cases says its
-    points are graded by hidden tests. The lab's saved files (``saved.sync``) must compile first: otherwise
-    the checks would run code that is no longer in them."""
+    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` while the lab is not
+    started). A cell without visible cases says its points are graded by hidden tests. The lab's saved files
+    (``saved.sync``) must compile first: otherwise the checks would run code that is no longer in them.
+
+    What your code prints while the cases run, on stdout or stderr (a warning, a log line, a debug print), is
+    collected and printed after the case lines, below ``PRINTED``, on stdout: it is shown, and never decides
+    anything (nbgrader would score a cell that writes to stderr as failed)."""
     cases = tuple(case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0]))
                   if case.grade_id == grade_id)
     if not cases:
@@ -333,10 +374,15 @@ def check(grade_id: str) -> None:
     if problems:
         raise AssertionError(f"{problems[0]}\nFix it and save the file: until then this kernel runs the code it "
                              "loaded before, and no check can pass.")
-    verdicts = run_visible(cases)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
+        warnings.simplefilter("always")  # a warning shown by an earlier cell is shown here again
+        verdicts = run_visible(cases)
     for case, result in zip(cases, verdicts, strict=True):
         print(f"{'✓' if result.passed else '✗'} {case.name}: {case.call}" + ("" if result.passed else
                                                                              f"\n    {result.message}"))
+    if printed.getvalue():
+        print(f"{PRINTED}\n{printed.getvalue().rstrip()}")
     started = [result for result in verdicts if result.status != "not started"]
     if not started:
         raise LabNotImplementedError(*(LabNotImplementedError.named_in(verdicts[0].message)
