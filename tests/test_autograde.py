@@ -149,26 +149,31 @@ def test_a_renamed_notebook_is_graded_as_the_notebook_it_copies(graded):
     assert graded.notes("renamed") == [
         f"{LAB3}.ipynb missing: graded its renamed copy {LAB3}-Copy1.ipynb in its place",
         "extra notebook Untitled.ipynb not graded"]
-    assert graded.grades["renamed"].labs[2].pending == ("lab3_written_31_tokens",), "its answer reaches a grader"
+    assert graded.grades["renamed"].labs[2].pending == ("lab3_extra_written_cache_policy", "lab3_written_31_tokens"), \
+        "its answers (the going-further one too) reach a grader"
     assert (graded.course.autograded("renamed") / f"{LAB3}.ipynb").is_file()
     assert (graded.course.submitted("renamed") / f"{LAB3}-Copy1.ipynb").is_file(), "the submission is left as it is"
     assert graded.csv["renamed"]["ungraded_answers"] == "1"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("student", "lab", "reason"), [("exits", 4, "DeadKernelError: Kernel died"),
-                                                        ("crashes", 4, "DeadKernelError: Kernel died"),
-                                                        ("hangs", 5, "CellTimeoutError: A cell timed out")])
-def test_a_kernel_death_or_hang_costs_only_the_notebook_where_it_happened(graded, student, lab, reason):
-    """Lab 5's notebook never calls lab 4's function, so it runs as usual (a crash in lab 2's function would
-    also stop the notebooks of labs 3 to 5, which call it: each would get the same note, and no points lost)."""
+@pytest.mark.parametrize(("student", "lab", "reason", "stopped"), [
+    ("exits", 4, "DeadKernelError: Kernel died", (4,)), ("crashes", 4, "DeadKernelError: Kernel died", (4,)),
+    ("hangs", 5, "CellTimeoutError: A cell timed out", (3, 4, 5))])
+def test_a_kernel_death_or_hang_costs_only_the_notebook_where_it_happened(graded, student, lab, reason, stopped):
+    """Lab 5's notebook never calls lab 4's function, so it runs as usual. The notebooks of labs 3 and 4 call
+    lab 5's ``resume_point`` (on a compacted path), so its hang stops them too: each gets the same note, and
+    no points are lost there (the judge grades each lab on its own code)."""
     outcome = graded.outcomes[student]
     assert outcome.graded and not outcome.executed
     expected = graded.scores("complete")
     expected[lab - 1] = 0  # every case of that lab calls the function that kills or hangs its process
     assert graded.scores(student) == expected
     name = LABS[lab - 1].notebook.removesuffix(".ipynb")
-    (note,) = graded.notes(student)
+    notes = [note for note in graded.notes(student) if "could not be executed" in note]
+    assert [note.split(".ipynb")[0] for note in notes] == [LABS[number - 1].notebook.removesuffix(".ipynb")
+                                                           for number in stopped]
+    note = next(note for note in notes if note.startswith(name))
     assert note.startswith(f"{name}.ipynb could not be executed ({reason}")
     assert note.endswith("graded without running it: its tests by the judge, its written answer by hand; its "
                          "feedback page shows no outputs")
@@ -293,7 +298,7 @@ def test_the_summary_table_has_a_row_per_student_and_a_column_per_lab(graded):
                                                                                  strict=True)
                      ] + ["0/10", with_extra_credit(total, 50, sum(extra))]
     assert [cell.strip() for cell in graded.row("late").split("│")[7:9]] == ["0/8 ?/2", "0/50 late"]
-    assert "note: 2 hand-graded answers (4 points) not graded yet (students: late, renamed)" in " ".join(
+    assert "note: 3 hand-graded answers (2 points) not graded yet (students: late, renamed)" in " ".join(
         graded.summary.split())
 
 

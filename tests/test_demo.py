@@ -80,7 +80,8 @@ def test_the_table_shows_autograded_and_pending_hand_graded_points_apart(demo_ru
         assert cells == [shown(score, 8, extra) for score, extra in zip(EXPECTED[student], EXTRA[student], strict=True)
                          ] + [manual, shown(sum(EXPECTED[student]), 50, sum(EXTRA[student]))]
     mean_row = [cell.strip() for cell in next(line for line in printed.splitlines() if " mean " in line).split("│")]
-    assert mean_row[2:9] == ["7.5", "6", "4.5", "4", "4", "", "26"]  # (10+0+10+10)/4, (14+4)/4 and (48+18+38)/4
+    # Means of the points, extra credit apart: lab 1 (8+0+8+8)/4, lab 3 (8+0+0+2)/4, total (40+0+16+34)/4.
+    assert mean_row[2:9] == ["6", "6", "2.5", "4", "4", "", "22.5"]
     assert "note: 17 hand-graded answers (24 points) not graded yet (students: complete, partial, buggy)" in printed
 
 

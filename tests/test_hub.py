@@ -101,20 +101,22 @@ def upload_solutions(hub: Hub, student: str) -> None:
         server.request("PUT", f"api/contents/{ASSIGNMENT}/{PACKAGE}/{module.name}", json=model)
 
 
-def notebook_points() -> tuple[float, float]:
-    """(autograder-test points, manually graded points) of the five source notebooks, from their nbgrader metadata."""
-    autograded = manual = 0.0
+def notebook_points() -> tuple[float, float, float]:
+    """(autograder-test points, manually graded points, autograder-test extra credit) of the five source
+    notebooks, from their nbgrader and workbook metadata."""
+    autograded = manual = extra = 0.0
     for path in sorted(NOTEBOOKS.glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
             grading = cell.metadata.get("nbgrader", {})
             if grading.get("grade"):
                 if cell.cell_type == "code" and not grading.get("solution"):
                     autograded += grading["points"]
+                    extra += cell.metadata.get("workbook", {}).get("extra_credit", 0)
                 else:
                     manual += grading["points"]
             elif grading.get("task"):
                 manual += grading["points"]
-    return autograded, manual
+    return autograded, manual, extra
 
 
 def lab_page_config(hub: Hub, user: str) -> dict:
@@ -215,10 +217,11 @@ def test_forged_submission_is_quarantined_and_each_student_graded_on_their_own_w
         assert graded["success"], graded
     grades = {row["student"]: row for row in grader.json("GET", f"formgrader/api/submissions/{ASSIGNMENT}")}
 
-    # Full marks less the written answers (left as released, so nbgrader scores them 0 without a manual grade).
-    autograded, manual = notebook_points()
+    # Full marks less the written answers (left as released, so nbgrader scores them 0 without a manual grade),
+    # plus the going-further extra credit, which nbgrader's own views count in the score.
+    autograded, manual, extra = notebook_points()
     assert sorted(grades) == sorted([complete, blank])
-    assert (grades[complete]["score"], grades[complete]["max_score"]) == (autograded, autograded + manual)
+    assert (grades[complete]["score"], grades[complete]["max_score"]) == (autograded + extra, autograded + manual)
     assert (grades[blank]["score"], grades[blank]["max_score"]) == (0, autograded + manual)
     forgeries = sorted(quarantine.iterdir())
     assert [folder.name.split("+")[0] for folder in forgeries] == [complete, complete]
@@ -268,7 +271,7 @@ def test_student_runs_lab3_in_jupyterlab(hub):
             # The demo cells show a red box instead of raising, so Run All reaches the explorer.
             outputs = page.locator(".jp-OutputArea-output")
             sync_api.expect(outputs.get_by_text(LAB3_MESSAGE).first).to_be_visible()
-            explorer = outputs.locator(".widget-vbox").filter(has_text=LAB3_MESSAGE)  # budget_explorer()
+            explorer = outputs.locator(".widget-vbox").filter(has_text=LAB3_MESSAGE).first  # budget_explorer()
             sync_api.expect(explorer.locator(".widget-slider")).to_have_count(3)
             explorer.scroll_into_view_if_needed()
             sync_api.expect(explorer).to_be_in_viewport()

@@ -51,18 +51,21 @@ TRICKS = {
     "lying_builtins": "import builtins, copy\n_real = builtins.isinstance\n"
                       "builtins.isinstance = lambda value, kind: True if kind in (dict, list) else _real(value, kind)\n"
                       "copy.deepcopy = lambda value, memo=None: value\n",
-    "replaced_serializer": "import json, sys\nimport compaction_lab.provided.cases as _cases\n"
-                           "import compaction_lab.provided.wire as _wire\n"
-                           "_known = json.loads(_cases.EXPECTED_FILE.read_text())\n"
-                           "def _observe(function, args, kwargs):\n"
-                           "    for case in _cases.visible_cases():\n"
-                           "        if case.function == function and list(case.args) == args:\n"
-                           "            return _known[case.key]\n"
-                           "    return {'returned': None, 'inputs_after': [args, kwargs]}\n"
-                           "_wire.observe = _observe\n"
-                           "for _module in list(sys.modules.values()):\n"
-                           "    if getattr(_module, 'observe', None) is not None and _module is not _wire:\n"
-                           "        _module.observe = _observe\n",
+    # Rigged when the notebook's checks run (not at import: wire imports the lab modules, a circular import).
+    "replaced_serializer": "import compaction_lab.provided.cases as _cases\n"
+                           "def _rigged(cases, _real=_cases.run_visible):\n"
+                           "    import json\n"
+                           "    import compaction_lab.provided.wire as _wire\n"
+                           "    _known = json.loads(_cases.EXPECTED_FILE.read_text())\n"
+                           "    def _observe(function, args, kwargs):\n"
+                           "        for case in _cases.visible_cases():\n"
+                           "            if case.function == function and list(case.args) == args:\n"
+                           "                return _known[case.key]\n"
+                           "        return {'returned': None, 'inputs_after': [args, kwargs]}\n"
+                           "    _wire.observe = _observe\n"
+                           "    return _real(cases)\n"
+                           "if _cases.run_visible.__name__ != '_rigged':\n"
+                           "    _cases.run_visible = _rigged\n",
 }
 """Each appended to every lab module of the blank starter package: its honest score is 0."""
 

@@ -56,9 +56,9 @@ def graded_code_cells(notebook: nbformat.NotebookNode) -> list[nbformat.Notebook
             if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")]
 
 
-def extra_credit(cell: nbformat.NotebookNode) -> float:
-    """The extra-credit points of a grade cell (0 for a cell of the lab's 10 points)."""
-    return cell.metadata.get("workbook", {}).get("extra_credit", 0)
+def extra_credit(cell: nbformat.NotebookNode) -> float | None:
+    """The extra-credit points of a Going-further grade cell (None for a cell of the lab's 10 points)."""
+    return cell.metadata.get("workbook", {}).get("extra_credit")
 
 
 def not_implemented(lab) -> re.Pattern:
@@ -216,16 +216,19 @@ def test_points_split_stated_in_opening(lab) -> None:
         assert "Extra credit" not in notebook.cells[0].source
         return
     shown, hidden, written = split(extra)
+    headings = [cell.source.split("\n")[0] for cell in notebook.cells]
+    start = next(index for index, heading in enumerate(headings) if heading.startswith("## Going further"))
+    end = headings.index("## Before you go on")
+    assert all(start < notebook.cells.index(cell) < end for cell in extra)
+    assert all(notebook.cells.index(cell) < start for cell in grade_cells if cell not in extra)
+    if not written:  # a going-further part without a graded written answer states only its total (tested below)
+        return
     stated = re.search(r"Extra credit: (\d+) points\*\*, outside the 10.*visible: (\d+) points? in (\d+) cells?; "
                        r"hidden: (\d+) points? in (\d+) cells?\) and a written answer\s+worth\s+(\d+) points?",
                        notebook.cells[0].source, re.S)
     want = (total(extra, extra_credit), total(shown, extra_credit), len(shown), total(hidden, extra_credit),
             len(hidden), total(written, extra_credit))
     assert stated and tuple(map(int, stated.groups())) == want, f"{lab.notebook} states other extra credit than {want}"
-    headings = [cell.source.split("\n")[0].split(":")[0] for cell in notebook.cells]
-    start, end = headings.index("## Going further (extra credit)"), headings.index("## Before you go on")
-    assert all(start < notebook.cells.index(cell) < end for cell in extra)
-    assert all(notebook.cells.index(cell) < start for cell in grade_cells if cell not in extra)
 
 
 @pytest.mark.parametrize("lab", LAB_PARAMS)
@@ -234,9 +237,10 @@ def test_extra_credit_outside_the_ten_points_and_stated_in_opening(lab) -> None:
     assert all(cell.metadata["nbgrader"]["points"] == 0 and extra_credit(cell) in (1, 2) for cell in cells)
     named = [cell for cell in graded_code_cells(read(lab)) if is_extra_credit(cell.metadata["nbgrader"]["grade_id"])]
     assert named == cells, "the checklist tells extra-credit cells by their grade id (cases.is_extra_credit)"
-    if cells:
+    every = [cell for cell in read(lab).cells if extra_credit(cell)]  # tests and a written answer
+    if every:
         stated = re.search(r"\*\*Extra credit: (\d+) points\*\*", read(lab).cells[0].source)
-        assert stated and int(stated[1]) == sum(map(extra_credit, cells)), f"{lab.notebook} states another extra credit"
+        assert stated and int(stated[1]) == sum(map(extra_credit, every)), f"{lab.notebook} states another extra credit"
 
 
 def test_grade_ids_unique_across_notebooks() -> None:

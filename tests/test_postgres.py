@@ -127,10 +127,11 @@ def test_build_release_and_parallel_autograde_on_postgresql(postgres_url, tmp_pa
     assert {student: grade.total for student, grade in grades.items()} == {
         "badtime": 40, "blank": 0, "complete": 40, "copied": 40, "deleted": 40, "exits": 32, "late": 0, "renamed": 40}
     assert [lab.auto_score for lab in grades["exits"].labs] == [8, 8, 8, 0, 8], "only lab 4's own code fails"
-    assert grades["deleted"].pending == 0 and grades["late"].penalty == 42
+    # nbgrader's penalty takes its whole score: 40 points, 2 graded by hand, 14 of extra credit.
+    assert grades["deleted"].pending == 0 and grades["late"].penalty == 56
     rows = {row["student_id"]: row for row in csv.DictReader((course.root / "grades.csv").open(newline=""))}
-    assert (rows["late"]["raw_score"], rows["late"]["late_submission_penalty"], rows["late"]["score"]) == (
-        "42.0", "42.0", "0.0")
+    assert (rows["late"]["raw_score"], rows["late"]["late_submission_penalty"], rows["late"]["score"],
+            rows["late"]["extra_credit"]) == ("42.0", "56.0", "0.0", "14.0")
     assert rows["copied"]["grading_notes"] == f"{LAB3}: a copy of cell lab3_trim_boundary was ignored (the original " \
                                               "counts once)"
     assert rows["renamed"]["grading_notes"] == f"{LAB3}.ipynb missing: graded its renamed copy {LAB3}-Copy1.ipynb " \
