@@ -273,8 +273,11 @@ def test_student_runs_lab3_in_jupyterlab(hub):
             sync_api.expect(outputs.get_by_text(LAB3_MESSAGE).first).to_be_visible()
             explorer = outputs.locator(".widget-vbox").filter(has_text=LAB3_MESSAGE).first  # budget_explorer()
             sync_api.expect(explorer.locator(".widget-slider")).to_have_count(3)
-            explorer.scroll_into_view_if_needed()
-            sync_api.expect(explorer).to_be_in_viewport()
+            # Run All scrolls to each cell it runs: let it finish (no "[*]" prompt left) before looking.
+            sync_api.expect(page.locator(".jp-InputPrompt", has_text="[*]")).to_have_count(0, timeout=300_000)
+            slider = explorer.locator(".widget-slider").first
+            slider.evaluate("element => element.scrollIntoView({block: 'center'})")  # in the notebook's own scroller
+            sync_api.expect(slider).to_be_in_viewport()
             SCREENSHOT.parent.mkdir(exist_ok=True)
             page.screenshot(path=str(SCREENSHOT))
         finally:
