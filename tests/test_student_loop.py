@@ -133,6 +133,11 @@ def practice_lab(tmp_path_factory):
     options = ["--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1", f"--IdentityProvider.token={token}"]
     options += ["--allow-root"] if os.geteuid() == 0 else []
     options += [f"--LabApp.workspaces_dir={folder.parent / 'workspaces'}"]  # no layout restored from other runs
+    # Every cell stays in the page (JupyterLab's default windowing detaches cells scrolled out while Run All goes on).
+    tracker = folder.parent / "settings" / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings"
+    tracker.parent.mkdir(parents=True)
+    tracker.write_text('{"windowingMode": "none"}')
+    options += [f"--LabApp.user_settings_dir={folder.parent / 'settings'}"]
     log = folder.parent / "jupyterlab.log"
     with open(log, "w") as out:
         server = subprocess.Popen([*workbook, "--", *options], stdout=out, stderr=subprocess.STDOUT)
@@ -243,7 +248,8 @@ def test_a_syntax_error_saved_in_grouping_py_turns_lab2_red_naming_the_line_in_t
         red = outputs.locator("b", has_text=title)
         sync_api.expect(red.first).to_be_visible()
         assert red.first.evaluate("element => getComputedStyle(element).color") == "rgb(207, 34, 46)"  # views.RED
-        red.first.scroll_into_view_if_needed()
+        # For the screenshot; JupyterLab may hide the cell again while Run All goes on, so no waiting for it.
+        red.first.evaluate("element => element.scrollIntoView({block: 'center'})")
         SCREENSHOT.parent.mkdir(exist_ok=True)
         page.screenshot(path=str(SCREENSHOT))
         assert outputs.get_by_text(re.compile(r"visible checks pass")).count() == 0
