@@ -137,18 +137,17 @@ def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isol
     deadline = deadline or time.monotonic() + LAB_SECONDS
     order = list(cases)
     secrets.SystemRandom().shuffle(order)
-    keys = {f"case-{index}": case.key for index, case in enumerate(order)}
+    aliases = {f"case-{index}": case for index, case in enumerate(order)}
     observations: dict[str, dict[str, Any]] = {}
     printed = bytearray()
     module = next(item.module for item in LABS if item.number == lab)
-    remaining = list(keys)
+    remaining = list(aliases)
     while remaining:
         with sandbox.private_dir(isolation, slot) as work:
             assemble(package, lab, work)
-            sent = {case.key: case for case in order}
             (work / "cases.json").write_text(json.dumps([
-                {"key": alias, "function": sent[keys[alias]].function, "args": list(sent[keys[alias]].args),
-                 "kwargs": dict(sent[keys[alias]].kwargs)} for alias in remaining]), encoding="utf-8")
+                {"key": alias, "function": aliases[alias].function, "args": list(aliases[alias].args),
+                 "kwargs": dict(aliases[alias].kwargs)} for alias in remaining]), encoding="utf-8")
             lines, why = _run_runner(isolation, slot, work, module, deadline, printed)
         ready = any("ready" in line for line in lines)
         failed_import = next((line["import_error"] for line in lines if "import_error" in line), None)
@@ -177,7 +176,7 @@ def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isol
                 observations[alias] = {"timed out": f"the lab's {LAB_SECONDS:.0f} s were used up"}
             break
     output = "" if secret else printed.decode("utf-8", "replace")
-    return {keys[alias]: observation for alias, observation in observations.items()}, output
+    return {aliases[alias].key: observation for alias, observation in observations.items()}, output
 
 
 def import_hint(message: str) -> str:
