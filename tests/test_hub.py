@@ -254,6 +254,10 @@ def test_student_runs_lab3_in_jupyterlab(hub):
         pytest.skip("chromium is not installed: run scripts/install-system-deps.sh")
     student = STUDENTS[1]  # the blank one: lab 3 is not written
     fetch(hub, student)
+    # Every cell stays in the page, as Settings > Notebook > Windowing mode "none" does: JupyterLab's default
+    # windowing detaches cells scrolled out while Run All goes on (the practice browser test does the same).
+    hub.user(student).request("PUT", "lab/api/settings/@jupyterlab/notebook-extension:tracker",
+                              json={"raw": '{"windowingMode": "none"}'})
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
         try:
@@ -276,7 +280,13 @@ def test_student_runs_lab3_in_jupyterlab(hub):
             # Run All scrolls to each cell it runs: let it finish (no "[*]" prompt left) before looking.
             sync_api.expect(page.locator(".jp-InputPrompt", has_text="[*]")).to_have_count(0, timeout=300_000)
             slider = explorer.locator(".widget-slider").first
-            slider.evaluate("element => element.scrollIntoView({block: 'center'})")  # in the notebook's own scroller
+            for _ in range(10):  # in the notebook's own scroller, again if JupyterLab scrolls the notebook after it
+                slider.evaluate("element => element.scrollIntoView({block: 'center'})")
+                try:
+                    sync_api.expect(slider).to_be_in_viewport(timeout=2_000)
+                    break
+                except AssertionError:
+                    continue
             sync_api.expect(slider).to_be_in_viewport()
             SCREENSHOT.parent.mkdir(exist_ok=True)
             page.screenshot(path=str(SCREENSHOT))
