@@ -67,7 +67,8 @@ def test_lab3_blocked_while_lab2_is_not_started(tmp_path, capsys):
     folder = workspace(tmp_path, STARTERS, budget=SOLUTIONS / "budget.py")
     assert main(["check", "3", "--workspace", str(folder)]) == 1
     assert lines_of(capsys) == ["lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not "
-                                "implemented yet; see 02_interaction_grouping.ipynb)"]
+                                "implemented yet; see 02_interaction_grouping.ipynb); the grader runs lab 3 with "
+                                "a reference lab 2, so its points do not wait for yours"]
 
 
 def test_a_wrong_lab_names_its_first_failing_check(tmp_path, capsys):

@@ -89,6 +89,9 @@ def test_the_note_names_pending_answers_and_their_points(gradebook):
         "1 hand-graded answer (2 points) not graded yet (students: ada); the CSV counts them as 0. Grade them in "
         "nbgrader's formgrader (README: Hand grading) before `workbook feedback` and `workbook export`, or run "
         "those again afterwards.")
+    assert manual_grading_note(grades, "these pages show them as 0", "and run `workbook feedback` again").endswith(
+        "these pages show them as 0. Grade them in nbgrader's formgrader (README: Hand grading) and run "
+        "`workbook feedback` again.")
     assert manual_grading_note(grades[1:]) is None
 
 

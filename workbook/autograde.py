@@ -380,9 +380,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--submission-timeout", type=float, default=DEFAULT_SUBMISSION_TIMEOUT,
                         help=f"seconds per student before its grading is killed (default {DEFAULT_SUBMISSION_TIMEOUT})")
     parser.add_argument("--isolation", choices=MODES,
-                        help="student code in a bubblewrap sandbox: required (refuse to grade without one), auto "
-                        "(sandbox where possible, else run it as this user), off (default: the course config's "
-                        "SandboxKernelManager.isolation, auto as `workbook build` writes it)")
+                        help="where student code runs. Default: the course config's "
+                        "SandboxKernelManager.isolation, which `workbook build` sets to auto. required: in a "
+                        "bubblewrap sandbox, or not graded at all; auto: in the sandbox where this machine has one, "
+                        "else as this user; off: as this user, never sandboxed")
     parser.set_defaults(run=run)
 
 

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from .errors import CourseError
+from .lean_imports import skip_iri_grammar
 
 DESCRIPTION = ("The compaction workbook's tools. Instructors: build, release, autograde, feedback, export "
                "(in that order, on an nbgrader course directory), grades, demo, and validate (do the tests grade "
@@ -74,6 +75,7 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run one ``workbook`` command; return its exit code (1 with a one-line message on a course error)."""
     argv = sys.argv[1:] if argv is None else argv
+    skip_iri_grammar()
     args = parser(next((word for word in argv if not word.startswith("-")), None)).parse_args(argv)
     if "nbgrader" in sys.modules:  # the command runs nbgrader: silence its one known SQLAlchemy warning
         from .third_party_warnings import ignore_nbgrader_add_submission_warning

@@ -129,6 +129,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     course = Course(args.course)
     console.print(f"wrote {export(course, args.to)}")
     grades = course_grades(course)
-    print_manual_grading_note(console, grades, "the CSV counts them as 0 (column ungraded_answers)")
+    print_manual_grading_note(console, grades, "the CSV counts them as 0 (column ungraded_answers)",
+                              "and run `workbook export` again")
     print_late_notes(console, course, grades)
     return 0

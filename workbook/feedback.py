@@ -221,6 +221,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.print(f"[red]{student}: feedback withheld[/] ({why})", highlight=False)
     console.print("checked: every test cell shows the judge's results; no hidden case's call on any page")
     grades = course_grades(course)
-    print_manual_grading_note(console, grades, "these pages show them as 0")
+    print_manual_grading_note(console, grades, "these pages show them as 0", "and run `workbook feedback` again")
     print_late_notes(console, course, grades)
     return 1 if report.withheld else 0

@@ -193,9 +193,15 @@ def submitted_grades(gradebook: Gradebook, assignment: str = ASSIGNMENT) -> list
     return read_grades(gradebook, students, assignment)
 
 
-def manual_grading_note(grades: Iterable[StudentGrades], consequence: str = "the totals count them as 0") -> str | None:
+AFTER_HAND_GRADING = "before `workbook feedback` and `workbook export`, or run those again afterwards"
+"""When to grade the written answers, as the pipeline's earlier steps (autograde, grades) say it."""
+
+
+def manual_grading_note(grades: Iterable[StudentGrades], consequence: str = "the totals count them as 0",
+                        when: str = AFTER_HAND_GRADING) -> str | None:
     """One sentence: how many hand-graded answers (and points) of which students are not graded yet,
-    ``consequence`` (what that means for the output at hand), and what to do; None when none are pending."""
+    ``consequence`` (what that means for the output at hand), and what to do ``when`` (e.g. "and run
+    `workbook export` again"); None when none are pending."""
     waiting = [grade for grade in grades if grade.pending]
     if not waiting:
         return None
@@ -204,13 +210,13 @@ def manual_grading_note(grades: Iterable[StudentGrades], consequence: str = "the
     students = ", ".join(grade.student for grade in waiting)
     return (f"{cells} hand-graded answer{'s' if cells != 1 else ''} ({points} points) not graded yet "
             f"(students: {students}); {consequence}. Grade them in nbgrader's formgrader (README: "
-            "Hand grading) before `workbook feedback` and `workbook export`, or run those again afterwards.")
+            f"Hand grading) {when}.")
 
 
 def print_manual_grading_note(console: Console, grades: Iterable[StudentGrades],
-                              consequence: str = "the totals count them as 0") -> None:
+                              consequence: str = "the totals count them as 0", when: str = AFTER_HAND_GRADING) -> None:
     """Print ``manual_grading_note`` as a yellow "note:", if any answer of ``grades`` is pending."""
-    note = manual_grading_note(grades, consequence)
+    note = manual_grading_note(grades, consequence, when)
     if note:
         console.print(f"[yellow]note:[/] {note}", highlight=False)
 

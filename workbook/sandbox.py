@@ -56,7 +56,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .course import CourseError
+from .errors import CourseError
 
 MODES = ("required", "auto", "off")
 """``detect`` modes: refuse without a sandbox, fall back to none, or never sandbox."""

@@ -29,10 +29,13 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .course import Course
+from .lean_imports import skip_iri_grammar
 from .sandbox import kill_group
+
+if TYPE_CHECKING:  # the worker's entry point imports it, after skip_iri_grammar (nbgrader comes with it)
+    from .course import Course
 
 
 @dataclass(frozen=True)
@@ -196,7 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--slot", type=int, default=0, help="the sandbox slot of this worker (0 to jobs - 1)")
     parser.add_argument("--report-fd", type=int, required=True, help="the pipe to write each report line to")
     args = parser.parse_args(argv)
+    skip_iri_grammar()
     from .autograde import grade_one, log_path, prepare_worker
+    from .course import Course
 
     course = Course(args.course)
     prepare_worker()

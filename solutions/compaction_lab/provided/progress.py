@@ -78,7 +78,8 @@ def lab_status(number: int) -> Status:
                       "cell again.", checklist, reloaded, points)
     if state == "blocked":
         return Status(info, "blocked", f"{name}: blocked by lab {checklist.waiting_for}",
-                      checklist.own[0][1].message, checklist, reloaded, points)
+                      f"{checklist.own[0][1].message}. Meanwhile {checklist.graded_alone()}.", checklist, reloaded,
+                      points)
     title = f"{name}: {checklist.counts()}"
     return Status(info, "done" if state == "passed" else "wrong", title, "", checklist, reloaded, points)
 

@@ -9,7 +9,8 @@ notebook's status light (``progress.show_status``) shows a lab's checklist; ``wo
 - ``lab 3: 5/5 visible checks pass; hidden tests run at grading``
 - ``lab 4: 11/11 visible checks pass; hidden tests run at grading; extra credit: 0/19 checks pass``
 - ``lab 4: not started (create_compaction_entry raises LabNotImplementedError)``
-- ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not implemented yet; ...)``
+- ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not implemented yet; ...);
+  the grader runs lab 3 with a reference lab 2, so its points do not wait for yours``
 - ``lab 3: 3/5 visible checks pass; window_30_keeps_one: called ..., got ..., expected ...``
 - ``lab 3: compaction_lab/budget.py does not compile: line 12: invalid syntax``
 
@@ -84,6 +85,11 @@ class Checklist:
             return "not started" if self.waiting_for == self.lab.number else "blocked"
         return "passed" if self.passed else "failed"
 
+    def graded_alone(self) -> str:
+        """What a blocked lab's student should know: the grader does not wait for the other lab."""
+        return f"the grader runs lab {self.lab.number} with a reference lab {self.waiting_for}, so its points " \
+            "do not wait for yours"
+
     def summary(self) -> str:
         """One line saying where the lab stands (see the module's docstring)."""
         head = f"lab {self.lab.number}: "
@@ -93,7 +99,7 @@ class Checklist:
         if state == "not started":
             return head + f"not started ({self.lab.function} raises LabNotImplementedError)"
         if state == "blocked":
-            return head + f"blocked by lab {self.waiting_for} ({self.own[0][1].message})"
+            return head + f"blocked by lab {self.waiting_for} ({self.own[0][1].message}); {self.graded_alone()}"
         own, extra = self.counts().partition("; ")[::2]
         if state == "passed":
             return head + f"{own}; hidden tests run at grading" + (f"; {extra}" if extra else "")

@@ -166,12 +166,15 @@ def _also_another_course_error(expected: str, classes: list[str]) -> bool:
     """True when the raised error is also one of the course's other error classes (``provided.errors``),
     e.g. one class deriving from all of them so that every error case would pass: each error case expects
     one kind of error, and an error of every kind is none of them."""
-    course_errors = {name for name, value in vars(errors).items()
-                     if isinstance(value, type) and issubclass(value, Exception)
-                     and value.__module__ == errors.__name__}
     kind = getattr(errors, expected, None)
     allowed = {cls.__name__ for cls in kind.__mro__} if isinstance(kind, type) else {expected}
-    return any(name in course_errors and name not in allowed for name in classes)
+    return any(name in COURSE_ERRORS and name not in allowed for name in classes)
+
+
+COURSE_ERRORS = frozenset(name for name, value in vars(errors).items()
+                          if isinstance(value, type) and issubclass(value, Exception)
+                          and value.__module__ == errors.__name__)
+"""The names of the error classes ``provided.errors`` defines."""
 
 
 def _value_failure(case: Case, observed: dict[str, Any], expected: dict[str, Any]) -> str | None:
