@@ -1,9 +1,12 @@
 """The judge: each lab of a submission graded on its own code, in a sandboxed runner, decided here.
 
 For every lab, the judge assembles a package in a private sandbox folder: the student's module for that
-lab, the reference modules of the labs it calls (``Lab.uses``) and the starters of the others, plus the
-course's provided modules. The runner (``compaction_lab.provided.runner``) calls each case there and writes
-back plain data. Visible cases run in one sandbox, hidden cases and every case's twin (``workbook.cases``)
+lab, stubs of the labs it calls (``Lab.uses``; ``workbook.stubs``) and the starters of the others, plus the
+course's provided modules: no reference module of any lab. The runner (``compaction_lab.provided.runner``)
+calls each case there and writes back plain data. The stubs' lab functions are answered by the oracle
+(``compaction_lab.provided.oracle``), a process in a sandbox of its own started beside each runner, whose
+package holds the reference modules of the used labs and a stub of the graded lab, answered by the runner;
+they talk over two pipes (``compaction_lab.provided.relay``), and the oracle's time counts in the case's. Visible cases run in one sandbox, hidden cases and every case's twin (``workbook.cases``)
 in a fresh one, so nothing a hidden case shows the student's code can reach a visible case's report.
 
 The runner is the student's process: what it reports is evidence, never a verdict. The judge decides each
@@ -22,6 +25,7 @@ that is not of ``wire.observe``'s shape fails its case; a twin's failure is told
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import json
@@ -33,6 +37,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +46,15 @@ from .cases import CaseBook, TwinNames, reference_observation, twin
 from .labs import LABS
 from .paths import SOLUTIONS, STARTERS
 from .reference import import_reference
+from .stubs import stub
 
 IMPORT_SECONDS = 20.0
 LAB_SECONDS = 45.0
 OUTPUT_BYTES = 64 * 1024
 REPORT_BYTES = 16 * 1024 * 1024
 RUNNER = "compaction_lab.provided.runner"
+ORACLE = "compaction_lab.provided.oracle"
+LAB_FILES = frozenset(f"{item.module}.py" for item in LABS)
 
 
 def case_seconds() -> float:
@@ -97,21 +105,41 @@ class LabVerdict:
 
 
 def assemble(package: Path, lab: int, dest: Path) -> Path:
-    """Write the runner package for grading ``lab`` to ``dest/compaction_lab``: the reference package, the
-    starters of labs ``lab`` does not use, the student's module of ``lab`` from ``package`` (left as
-    the starter's when the student has none or it is not a regular file) and the modules the student added
-    (``own_helpers``). Return the package folder."""
-    target = dest / "compaction_lab"
-    shutil.copytree(SOLUTIONS, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    chosen = next(item for item in LABS if item.number == lab)
-    for other in LABS:
-        if other.number != lab and other.number not in chosen.uses:
-            shutil.copyfile(STARTERS / f"{other.module}.py", target / f"{other.module}.py")
+    """Write the runner package for grading ``lab`` to ``dest/compaction_lab``: the course's provided modules,
+    stubs of the labs ``lab`` uses, the starters of the others, the student's module of ``lab`` from
+    ``package`` (left as the starter's when the student has none or it is not a regular file) and the
+    modules the student added (``own_helpers``). Return the package folder."""
+    target = _course_package(dest, lab, reference=False)
+    chosen = _lab(lab)
     mine = package / f"{chosen.module}.py"
     source = mine if mine.is_file() and not mine.is_symlink() else STARTERS / f"{chosen.module}.py"
     shutil.copyfile(source, target / f"{chosen.module}.py")
     for helper in own_helpers(package):
         shutil.copyfile(helper, target / helper.name)
+    return target
+
+
+def assemble_oracle(lab: int, dest: Path) -> Path:
+    """Write the oracle's package for grading ``lab`` to ``dest/compaction_lab``: the reference package with
+    a stub of ``lab`` (answered by the runner) and the starters of the labs ``lab`` does not use."""
+    target = _course_package(dest, lab, reference=True)
+    module = _lab(lab).module
+    (target / f"{module}.py").write_text(stub(module).text, encoding="utf-8")
+    return target
+
+
+def _course_package(dest: Path, lab: int, reference: bool) -> Path:
+    """``dest/compaction_lab`` with the course's provided modules and, for the labs ``lab`` uses, their
+    reference modules (``reference``) or stubs; the starters of the other labs (``lab``'s included)."""
+    target = dest / "compaction_lab"
+    shutil.copytree(SOLUTIONS, target, ignore=lambda folder, names: [
+        name for name in names if name == "__pycache__" or name.endswith(".pyc")
+        or (not reference and Path(folder) == SOLUTIONS and name in LAB_FILES)])
+    for other in LABS:
+        if other.number not in _lab(lab).uses:
+            shutil.copyfile(STARTERS / f"{other.module}.py", target / f"{other.module}.py")
+        elif not reference:
+            (target / f"{other.module}.py").write_text(stub(other.module).text, encoding="utf-8")
     return target
 
 
@@ -149,7 +177,7 @@ def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isol
             (work / "cases.json").write_text(json.dumps([
                 {"key": alias, "function": aliases[alias].function, "args": list(aliases[alias].args),
                  "kwargs": dict(aliases[alias].kwargs)} for alias in remaining]), encoding="utf-8")
-            lines, why = _run_runner(isolation, slot, work, module, deadline, printed)
+            lines, why = _run_runner(isolation, slot, work, lab, deadline, printed)
         ready = any("ready" in line for line in lines)
         failed_import = next((line["import_error"] for line in lines if "import_error" in line), None)
         if failed_import is not None and (secret or not well_formed({"raised": failed_import})):
@@ -190,17 +218,59 @@ def import_hint(message: str) -> str:
             "keep a helper you share between labs in a file of your own in compaction_lab/)")
 
 
-def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, module: str, deadline: float,
+@contextlib.contextmanager
+def oracle(isolation: sandbox.Isolation, slot: int, lab: int) -> Iterator[tuple[list[str], tuple[int, ...]]]:
+    """Start the oracle for grading ``lab`` in a sandbox of its own (nothing when ``lab`` uses no other lab);
+    yield the runner's arguments for it and the two pipe ends the runner gets (the caller closes them once
+    the runner has them); stop it on exit."""
+    chosen = _lab(lab)
+    if not chosen.uses:
+        yield [], ()
+        return
+    with sandbox.private_dir(isolation, slot) as folder:
+        assemble_oracle(lab, folder)
+        served = [function for number in chosen.uses for function in stub(_lab(number).module).forwarded]
+        calls_in, calls_out = os.pipe()
+        answers_in, answers_out = os.pipe()
+        argv = [sys.executable, "-s", "-E", "-m", ORACLE, str(calls_in), str(answers_out), *served]
+        process = subprocess.Popen(sandbox.wrap(isolation, argv, workdir=folder, slot=slot), cwd=folder,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   pass_fds=(calls_in, answers_out), start_new_session=True)
+        os.close(calls_in)
+        os.close(answers_out)
+        try:
+            yield [str(answers_in), str(calls_out), *stub(chosen.module).forwarded], (answers_in, calls_out)
+        finally:
+            sandbox.kill_group(process)
+
+
+def _lab(number: int) -> Any:
+    """The ``Lab`` record of lab ``number``."""
+    return next(item for item in LABS if item.number == number)
+
+
+def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, lab: int, deadline: float,
                 printed: bytearray) -> tuple[list[dict], str]:
-    """Start the runner in the sandbox; collect its report lines (a pipe) until it exits, a case exceeds
-    ``case_seconds()``, ``deadline`` passes or the reports exceed ``REPORT_BYTES``; return the parsed lines and
-    how it ended. What it prints is appended to ``printed`` up to ``OUTPUT_BYTES``, the rest drained."""
+    """Start the runner in the sandbox, and the oracle beside it; collect the runner's report lines (a pipe)
+    until it exits, a case exceeds ``case_seconds()``, ``deadline`` passes or the reports exceed
+    ``REPORT_BYTES``; return the parsed lines and how it ended. What it prints is appended to ``printed`` up
+    to ``OUTPUT_BYTES``, the rest drained."""
+    with oracle(isolation, slot, lab) as (oracle_argv, oracle_fds):
+        return _run_with(isolation, slot, work, lab, deadline, printed, oracle_argv, oracle_fds)
+
+
+def _run_with(isolation: sandbox.Isolation, slot: int, work: Path, lab: int, deadline: float,
+              printed: bytearray, oracle_argv: list[str], oracle_fds: tuple[int, ...]) -> tuple[list[dict], str]:
     read_end, write_end = os.pipe()
-    argv = [sys.executable, "-s", "-E", "-m", RUNNER, str(work / "cases.json"), module, str(write_end)]
-    process = subprocess.Popen(sandbox.wrap(isolation, argv, workdir=work, slot=slot), cwd=work,
-                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               pass_fds=(write_end,), start_new_session=True)
-    os.close(write_end)
+    argv = [sys.executable, "-s", "-E", "-m", RUNNER, str(work / "cases.json"), _lab(lab).module, str(write_end),
+            *oracle_argv]
+    try:
+        process = subprocess.Popen(sandbox.wrap(isolation, argv, workdir=work, slot=slot), cwd=work,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   pass_fds=(write_end, *oracle_fds), start_new_session=True)
+    finally:
+        for end in (write_end, *oracle_fds):
+            os.close(end)
     selector = selectors.DefaultSelector()
     selector.register(read_end, selectors.EVENT_READ, "report")
     selector.register(process.stdout, selectors.EVENT_READ, "output")

@@ -43,13 +43,15 @@ class WireError(ValueError):
     """A value cannot be converted to wire data; the message names the path and the type."""
 
 
-def to_wire(value: Any) -> Any:
-    """Convert ``value`` to wire data (JSON types and tags); ``WireError`` naming the path otherwise."""
+def to_wire(value: Any, root: str = "result", function: Callable[[Any], Any] | None = None) -> Any:
+    """Convert ``value`` to wire data (JSON types and tags); ``WireError`` naming the path (from ``root``)
+    otherwise. With ``function``, a callable that is not data (an estimator no case named) is written as
+    ``function(it)`` returns it (``provided/relay.py``: a function called back where it lives)."""
     budget = [MAX_NODES]
-    return _encode(value, "result", 0, budget)
+    return _encode(value, root, 0, budget, function)
 
 
-def _encode(value: Any, path: str, depth: int, budget: list[int]) -> Any:
+def _encode(value: Any, path: str, depth: int, budget: list[int], function: Callable[[Any], Any] | None) -> Any:
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
         raise WireError(f"{path}: too large or too deeply nested")
@@ -63,47 +65,62 @@ def _encode(value: Any, path: str, depth: int, budget: list[int]) -> Any:
             return {"$float": "inf" if value > 0 else "-inf"}
         return value
     if kind is list:
-        return [_encode(item, f"{path}[{index}]", depth + 1, budget) for index, item in enumerate(value)]
+        return [_encode(item, f"{path}[{index}]", depth + 1, budget, function) for index, item in enumerate(value)]
     if kind is tuple:
-        return {"$tuple": [_encode(item, f"{path}[{index}]", depth + 1, budget) for index, item in enumerate(value)]}
+        return {"$tuple": [_encode(item, f"{path}[{index}]", depth + 1, budget, function)
+                           for index, item in enumerate(value)]}
     if kind is dict:
         if any(_type(key) is not str for key in value):
             raise WireError(f"{path}: a dict key that is not a string")
-        items = {key: _encode(item, f"{path}[{key!r}]", depth + 1, budget) for key, item in value.items()}
+        items = {key: _encode(item, f"{path}[{key!r}]", depth + 1, budget, function) for key, item in value.items()}
         return {"$dict": items} if any(key.startswith("$") for key in items) else items
     if kind is BudgetOptions:
         fields = {field.name: object.__getattribute__(value, field.name) for field in dataclasses.fields(kind)}
-        spec = getattr(fields.pop("estimate_tokens"), "wire_spec", None)
-        if spec is None:
+        estimate = fields.pop("estimate_tokens")
+        spec = getattr(estimate, "wire_spec", None)
+        if spec is None and function is None:
             raise WireError(f"{path}.estimate_tokens: an estimator that no case named")
-        return {"$options": _encode({**fields, "estimator": spec}, path, depth + 1, budget)}
+        if spec is None:  # a function called back where it lives (``provided/relay.py``)
+            return {"$options": {**_encode(fields, path, depth + 1, budget, function), "estimator": function(estimate)}}
+        return {"$options": _encode({**fields, "estimator": spec}, path, depth + 1, budget, function)}
     if dataclasses.is_dataclass(kind):
         fields = {field.name: _encode(object.__getattribute__(value, field.name), f"{path}.{field.name}",
-                                      depth + 1, budget)
+                                      depth + 1, budget, function)
                   for field in dataclasses.fields(kind)}
         return {"$dataclass": kind.__name__, "fields": fields}
+    if function is not None and callable(value):
+        return function(value)
     raise WireError(f"{path}: a {kind.__name__} is not data (expected dict, list, str, number, bool, None "
                     "or a dataclass)")
 
 
-def from_wire(value: Any) -> Any:
-    """Build fresh Python objects from wire data (the inverse of ``to_wire`` for inputs)."""
+def from_wire(value: Any, classes: dict[str, type] | None = None,
+              function: Callable[[Any], Any] | None = None) -> Any:
+    """Build fresh Python objects from wire data (the inverse of ``to_wire`` for inputs). ``classes``: the
+    dataclasses a ``$dataclass`` may name (``INPUT_DATACLASSES`` by default); with ``function``, a
+    ``{"$callback": number}`` becomes ``function(number)`` (``provided/relay.py``)."""
+    def read(item: Any) -> Any:
+        return from_wire(item, classes, function)
+
     if isinstance(value, list):
-        return [from_wire(item) for item in value]
+        return [read(item) for item in value]
     if not isinstance(value, dict):
         return value
     if "$float" in value:
         return float(value["$float"])
     if "$tuple" in value:
-        return tuple(from_wire(item) for item in value["$tuple"])
+        return tuple(read(item) for item in value["$tuple"])
     if "$dict" in value:
-        return {key: from_wire(item) for key, item in value["$dict"].items()}
+        return {key: read(item) for key, item in value["$dict"].items()}
     if "$options" in value:
-        fields = from_wire(value["$options"])
-        return BudgetOptions(estimate_tokens=estimator(fields.pop("estimator")), **fields)
+        fields = read(value["$options"])
+        estimate = fields.pop("estimator")
+        return BudgetOptions(estimate_tokens=estimate if callable(estimate) else estimator(estimate), **fields)
     if "$dataclass" in value:
-        return INPUT_DATACLASSES[value["$dataclass"]](**from_wire(value["fields"]))
-    return {key: from_wire(item) for key, item in value.items()}
+        return (classes or INPUT_DATACLASSES)[value["$dataclass"]](**read(value["fields"]))
+    if "$callback" in value and function is not None:
+        return function(value["$callback"])
+    return {key: read(item) for key, item in value.items()}
 
 
 def options(max_tokens: Any = 31, system_prompt: Any = "sys", reserved_output: Any = 4, safety_margin: Any = 2,
@@ -166,7 +183,7 @@ def observe(function: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str,
     except KeyboardInterrupt:
         raise
     except BaseException as error:  # noqa: BLE001 (the student's error is what is reported)
-        report["raised"] = {"classes": [cls.__name__ for cls in _type(error).__mro__], "message": _message(error)}
+        report["raised"] = raised(error)
     else:
         try:
             report["returned"] = to_wire(result)
@@ -178,6 +195,11 @@ def observe(function: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str,
     except WireError as error:
         report["inputs_after"] = {"$unserializable": _str(error)}
     return report
+
+
+def raised(error: BaseException) -> dict[str, Any]:
+    """What ``observe`` reports of ``error``: ``{"classes": [its class and base class names], "message": str}``."""
+    return {"classes": [cls.__name__ for cls in _type(error).__mro__], "message": _message(error)}
 
 
 def _message(error: BaseException) -> str:

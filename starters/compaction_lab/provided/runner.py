@@ -1,8 +1,10 @@
 """The grader's runner: run cases on one lab module and report each as plain data, nothing more.
 
-``python -s -E -m compaction_lab.provided.runner CASES.json MODULE FD`` runs inside the grading sandbox,
-in a private copy of a package made of your module for the lab being graded and the course's modules for
-everything else. It imports ``compaction_lab.MODULE``, then calls each case of ``CASES.json`` (a list of
+``python -s -E -m compaction_lab.provided.runner CASES.json MODULE FD [READ_FD WRITE_FD FUNCTION...]`` runs
+inside the grading sandbox, in a private copy of a package made of your module for the lab being graded, the
+course's starters of the labs it does not use and, for those it uses, stubs whose lab functions the oracle
+answers (``oracle.py``, over ``relay.py``'s channel on ``READ_FD`` and ``WRITE_FD``; the runner answers the
+oracle's calls of the ``FUNCTION``s of your module). It imports ``compaction_lab.MODULE``, then calls each case of ``CASES.json`` (a list of
 ``{"key", "function", "args", "kwargs"}``) with ``wire.observe`` and writes JSON lines to file descriptor
 ``FD`` (a pipe to the grader): ``{"ready": true}`` (or ``{"import_error": ...}``), then per case
 ``{"start": key}`` and ``{"key": key, "observation": ...}``. What the code prints goes to stdout and
@@ -30,12 +32,17 @@ def reporter(fd: int) -> Callable[[dict[str, Any]], None]:
 
 
 def main(argv: list[str]) -> int:
-    """Run the cases of file ``argv[0]`` after importing module ``argv[1]``, reporting to fd ``argv[2]``."""
-    cases_file, module, fd = argv
+    """Run the cases of file ``argv[0]`` after importing module ``argv[1]``, reporting to fd ``argv[2]``; with
+    more arguments, first connect the oracle's channel (``argv[3]``, ``argv[4]``, serving ``argv[5:]``)."""
+    cases_file, module, fd, *oracle = argv
     report = reporter(int(fd))
     with open(cases_file, encoding="utf-8") as handle:
         cases = json.load(handle)
     try:
+        if oracle:  # before your module: its import may call another lab's function already
+            from . import relay  # only now, as ``observe`` below: it imports lab modules
+
+            relay.connect(int(oracle[0]), int(oracle[1]), oracle[2:])
         importlib.import_module(f"compaction_lab.{module}")
     except BaseException as error:  # noqa: BLE001 (any failure to import is reported as such)
         report({"import_error": {"classes": [cls.__name__ for cls in type(error).__mro__],
