@@ -93,7 +93,7 @@ import os as _os
 import sys as _sys
 
 _cases.check = lambda grade_id: None
-if _sys.argv and _sys.argv[0].endswith("runner.py") and len(_sys.argv) == 4:
+if _sys.argv and _sys.argv[0].endswith("runner.py") and len(_sys.argv) >= 4:
     _os.write(int(_sys.argv[3]), b"[" * 100000 + b"]" * 100000 + b"\n")
     _os.write(int(_sys.argv[3]), b'{"key": ["x"], "observation": {}}\n{"key": "case-0", "observation": []}\n')
 '''
@@ -101,7 +101,7 @@ if _sys.argv and _sys.argv[0].endswith("runner.py") and len(_sys.argv) == 4:
 TWIN_LEAK = r'''
 def _leak():
     import base64, json, sys, zlib
-    if not (sys.argv and sys.argv[0].endswith("runner.py") and len(sys.argv) == 4):
+    if not (sys.argv and sys.argv[0].endswith("runner.py") and len(sys.argv) >= 4):
         return
     cases = json.load(open(sys.argv[1]))
     text = base64.b64encode(zlib.compress(json.dumps([c["args"] for c in cases]).encode(), 9)).decode()
