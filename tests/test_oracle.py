@@ -27,7 +27,6 @@ from workbook.starters import replace_region
 from workbook.stubs import stub
 from workbook.submissions import complete
 
-
 PUBLIC = {line.strip() for path in STARTERS.rglob("*.py") for line in path.read_text(encoding="utf-8").splitlines()}
 """Every line of the student's starter package."""
 SECRETS = {lab.module: {line.strip() for line in (SOLUTIONS / f"{lab.module}.py").read_text().splitlines()

@@ -6,8 +6,9 @@ course's provided modules: no reference module of any lab. The runner (``compact
 calls each case there and writes back plain data. The stubs' lab functions are answered by the oracle
 (``compaction_lab.provided.oracle``), a process in a sandbox of its own started beside each runner, whose
 package holds the reference modules of the used labs and a stub of the graded lab, answered by the runner;
-they talk over two pipes (``compaction_lab.provided.relay``), and the oracle's time counts in the case's. Visible cases run in one sandbox, hidden cases and every case's twin (``workbook.cases``)
-in a fresh one, so nothing a hidden case shows the student's code can reach a visible case's report.
+they talk over two pipes (``compaction_lab.provided.relay``), and the oracle's time counts in the case's.
+Visible cases run in one sandbox, hidden cases and every case's twin (``workbook.cases``) in a fresh one, so
+nothing a hidden case shows the student's code can reach a visible case's report.
 
 The runner is the student's process: what it reports is evidence, never a verdict. The judge decides each
 case here, with ``verdict`` against the reference solutions' own outcome, computed in this process. A case

@@ -4,11 +4,11 @@
 inside the grading sandbox, in a private copy of a package made of your module for the lab being graded, the
 course's starters of the labs it does not use and, for those it uses, stubs whose lab functions the oracle
 answers (``oracle.py``, over ``relay.py``'s channel on ``READ_FD`` and ``WRITE_FD``; the runner answers the
-oracle's calls of the ``FUNCTION``s of your module). It imports ``compaction_lab.MODULE``, then calls each case of ``CASES.json`` (a list of
-``{"key", "function", "args", "kwargs"}``) with ``wire.observe`` and writes JSON lines to file descriptor
-``FD`` (a pipe to the grader): ``{"ready": true}`` (or ``{"import_error": ...}``), then per case
-``{"start": key}`` and ``{"key": key, "observation": ...}``. What the code prints goes to stdout and
-stderr, which the grader caps and never scores. The runner decides nothing: the grader compares its
+oracle's calls of the ``FUNCTION``s of your module). It imports ``compaction_lab.MODULE``, then calls each
+case of ``CASES.json`` (a list of ``{"key", "function", "args", "kwargs"}``) with ``wire.observe`` and writes
+JSON lines to file descriptor ``FD`` (a pipe to the grader): ``{"ready": true}`` (or ``{"import_error":
+...}``), then per case ``{"start": key}`` and ``{"key": key, "observation": ...}``. What the code prints goes
+to stdout and stderr, which the grader caps and never scores. The runner decides nothing: the grader compares its
 reports with the reference solutions' outcomes, which never enter this process.
 """
 
