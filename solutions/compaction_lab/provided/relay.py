@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import errors
-from .wire import WireError, from_wire, raised, resolve, to_wire
 
 MAX_LINE = 64 << 20
 """Bytes of one call or answer: more is not data a lab passes (the channel is then broken)."""
@@ -67,6 +66,8 @@ class Channel:
     def call(self, request: dict[str, Any], name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Send ``request`` (``{"call": function}`` or ``{"callback": number}``) with the arguments; answer the
         other side's calls until the answer comes; return or raise it. ``name`` names the function in errors."""
+        from . import wire  # not at import: wire imports the lab modules, whose stubs import this module
+
         passed: list[int] = []
 
         def callback(function: Callable[..., Any]) -> dict[str, int]:
@@ -79,9 +80,9 @@ class Channel:
 
         try:
             try:
-                sent = {**request, "args": to_wire(list(args), "args", callback),
-                        "kwargs": to_wire(dict(kwargs), "kwargs", callback)}
-            except WireError as error:
+                sent = {**request, "args": wire.to_wire(list(args), "args", callback),
+                        "kwargs": wire.to_wire(dict(kwargs), "kwargs", callback)}
+            except wire.WireError as error:
                 raise RelayError(f"{name}: an argument cannot be sent to the course's copy ({error})") from None
             self._send(sent, name)
             while True:
@@ -102,37 +103,42 @@ class Channel:
             self._answer(message)
 
     def _answer(self, message: dict[str, Any]) -> None:
+        from . import wire
         name = str(message.get("call", "a function passed as an argument"))[:200]
         try:
             target = self._callbacks[message["callback"]] if "callback" in message else self._served(name)
             args, kwargs = self._read(message["args"]), self._read(message["kwargs"])
         except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
-            self._send({"raised": raised(RelayError(f"{name}: the call could not be read ({error!r:.200})"))}, name)
+            unread = RelayError(f"{name}: the call could not be read ({error!r:.200})")
+            self._send({"raised": wire.raised(unread)}, name)
             return
         try:
             result = target(*args, **kwargs)
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # noqa: BLE001 (the error is the answer)
-            answer = {"raised": raised(error)}
+            answer = {"raised": wire.raised(error)}
             if isinstance(getattr(error, "code", None), str):
                 answer["raised"]["code"] = error.code
         else:
             try:
-                answer = {"returned": to_wire(result)}
-            except WireError as error:
-                answer = {"raised": raised(RelayError(f"{name}: returned what is not data ({error})"))}
+                answer = {"returned": wire.to_wire(result)}
+            except wire.WireError as error:
+                answer = {"raised": wire.raised(RelayError(f"{name}: returned what is not data ({error})"))}
         self._send(answer, name)
 
     def _served(self, name: str) -> Callable[..., Any]:
         if name not in self._serves:
             raise KeyError(f"{name} is not served here")
-        return resolve(name)
+        from . import wire
+        return wire.resolve(name)
 
     def _read(self, value: Any) -> Any:
+        from . import wire
+
         if not self._classes:
             self._classes = lab_dataclasses()
-        return from_wire(value, self._classes, self._proxy)
+        return wire.from_wire(value, self._classes, self._proxy)
 
     def _proxy(self, number: Any) -> Callable[..., Any]:
         def call_back(*args: Any, **kwargs: Any) -> Any:
@@ -191,7 +197,7 @@ def rebuilt_error(class_name: str, message: str, code: Any, function: str) -> Ba
     if class_name == "CompactionError":
         return errors.CompactionError(message, code if isinstance(code, str) else None)
     kind = getattr(errors, class_name, None) if class_name.endswith("Error") else None
-    kind = kind or {"RelayError": RelayError, "WireError": WireError}.get(class_name)
+    kind = kind or {"RelayError": RelayError}.get(class_name)
     kind = kind or getattr(builtins, class_name, None)
     if isinstance(kind, type) and issubclass(kind, Exception) and not issubclass(kind, Warning):
         try:

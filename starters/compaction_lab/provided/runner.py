@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
         cases = json.load(handle)
     try:
         if oracle:  # before your module: its import may call another lab's function already
-            from . import relay  # only now, as ``observe`` below: it imports lab modules
+            from . import relay
 
             relay.connect(int(oracle[0]), int(oracle[1]), oracle[2:])
         importlib.import_module(f"compaction_lab.{module}")
