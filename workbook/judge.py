@@ -173,12 +173,13 @@ def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isol
     module = next(item.module for item in LABS if item.number == lab)
     remaining = list(aliases)
     while remaining:
-        with sandbox.private_dir(isolation, slot) as work:
+        # the oracle starts first, to be ready when the runner is; it stops first, before the folder goes
+        with sandbox.private_dir(isolation, slot) as work, oracle(isolation, slot, lab) as (oracle_argv, oracle_fds):
             assemble(package, lab, work)
             (work / "cases.json").write_text(json.dumps([
                 {"key": alias, "function": aliases[alias].function, "args": list(aliases[alias].args),
                  "kwargs": dict(aliases[alias].kwargs)} for alias in remaining]), encoding="utf-8")
-            lines, why = _run_runner(isolation, slot, work, lab, deadline, printed)
+            lines, why = _run_runner(isolation, slot, work, lab, deadline, printed, oracle_argv, oracle_fds)
         ready = any("ready" in line for line in lines)
         failed_import = next((line["import_error"] for line in lines if "import_error" in line), None)
         if failed_import is not None and (secret or not well_formed({"raised": failed_import})):
@@ -251,17 +252,11 @@ def _lab(number: int) -> Any:
 
 
 def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, lab: int, deadline: float,
-                printed: bytearray) -> tuple[list[dict], str]:
-    """Start the runner in the sandbox, and the oracle beside it; collect the runner's report lines (a pipe)
-    until it exits, a case exceeds ``case_seconds()``, ``deadline`` passes or the reports exceed
-    ``REPORT_BYTES``; return the parsed lines and how it ended. What it prints is appended to ``printed`` up
-    to ``OUTPUT_BYTES``, the rest drained."""
-    with oracle(isolation, slot, lab) as (oracle_argv, oracle_fds):
-        return _run_with(isolation, slot, work, lab, deadline, printed, oracle_argv, oracle_fds)
-
-
-def _run_with(isolation: sandbox.Isolation, slot: int, work: Path, lab: int, deadline: float,
-              printed: bytearray, oracle_argv: list[str], oracle_fds: tuple[int, ...]) -> tuple[list[dict], str]:
+                printed: bytearray, oracle_argv: list[str], oracle_fds: tuple[int, ...]) -> tuple[list[dict], str]:
+    """Start the runner in the sandbox, with the oracle's arguments and pipe ends (``oracle``; closed here once
+    the runner has them); collect its report lines (a pipe) until it exits, a case exceeds ``case_seconds()``,
+    ``deadline`` passes or the reports exceed ``REPORT_BYTES``; return the parsed lines and how it ended.
+    What it prints is appended to ``printed`` up to ``OUTPUT_BYTES``, the rest drained."""
     read_end, write_end = os.pipe()
     argv = [sys.executable, "-s", "-E", "-m", RUNNER, str(work / "cases.json"), _lab(lab).module, str(write_end),
             *oracle_argv]

@@ -99,28 +99,25 @@ def from_wire(value: Any, classes: dict[str, type] | None = None,
     """Build fresh Python objects from wire data (the inverse of ``to_wire`` for inputs). ``classes``: the
     dataclasses a ``$dataclass`` may name (``INPUT_DATACLASSES`` by default); with ``function``, a
     ``{"$callback": number}`` becomes ``function(number)`` (``provided/relay.py``)."""
-    def read(item: Any) -> Any:
-        return from_wire(item, classes, function)
-
     if isinstance(value, list):
-        return [read(item) for item in value]
+        return [from_wire(item, classes, function) for item in value]
     if not isinstance(value, dict):
         return value
     if "$float" in value:
         return float(value["$float"])
     if "$tuple" in value:
-        return tuple(read(item) for item in value["$tuple"])
+        return tuple(from_wire(item, classes, function) for item in value["$tuple"])
     if "$dict" in value:
-        return {key: read(item) for key, item in value["$dict"].items()}
+        return {key: from_wire(item, classes, function) for key, item in value["$dict"].items()}
     if "$options" in value:
-        fields = read(value["$options"])
+        fields = from_wire(value["$options"], classes, function)
         estimate = fields.pop("estimator")
         return BudgetOptions(estimate_tokens=estimate if callable(estimate) else estimator(estimate), **fields)
     if "$dataclass" in value:
-        return (classes or INPUT_DATACLASSES)[value["$dataclass"]](**read(value["fields"]))
+        return (classes or INPUT_DATACLASSES)[value["$dataclass"]](**from_wire(value["fields"], classes, function))
     if "$callback" in value and function is not None:
         return function(value["$callback"])
-    return {key: read(item) for key, item in value.items()}
+    return {key: from_wire(item, classes, function) for key, item in value.items()}
 
 
 def options(max_tokens: Any = 31, system_prompt: Any = "sys", reserved_output: Any = 4, safety_margin: Any = 2,
