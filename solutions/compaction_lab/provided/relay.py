@@ -14,15 +14,17 @@ not data, a function not served, the other process gone) raises ``RelayError`` n
 
 from __future__ import annotations
 
+import ast
 import builtins
 import dataclasses
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from . import errors
+from .labs import LABS
 
 MAX_LINE = 64 << 20
 """Bytes of one call or answer: more is not data a lab passes (the channel is then broken)."""
@@ -137,7 +139,7 @@ class Channel:
         from . import wire
 
         if not self._classes:
-            self._classes = lab_dataclasses()
+            self._classes = lab_dataclasses({name.partition(".")[0] for name in self._serves})
         return wire.from_wire(value, self._classes, self._proxy)
 
     def _proxy(self, number: Any) -> Callable[..., Any]:
@@ -150,7 +152,7 @@ class Channel:
             if "returned" in message:
                 return self._read(message["returned"])
             failure = message["raised"]
-            error = rebuilt_error(failure["classes"][0], failure["message"], failure.get("code"), name)
+            error = rebuilt_error(failure["classes"], failure["message"], failure.get("code"), name)
         except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
             raise RelayError(f"{name}: its answer could not be read") from None
         raise error
@@ -176,32 +178,49 @@ class Channel:
         return message
 
 
-def lab_dataclasses() -> dict[str, type]:
+def lab_dataclasses(served: Collection[str] = ()) -> dict[str, type]:
     """The dataclasses the five lab modules define (``Context``, ``ResumePoint``, ...), by name: what a
-    ``$dataclass`` crossing the channel may be."""
+    ``$dataclass`` crossing the channel may be. A name is looked up in the modules of the labs the other side
+    answers first (their stubs here hold the course's classes), then in the ``served`` lab modules (answered
+    here), each group in the labs' order; never in a module of the student's own, whose class names may be
+    the same (a ``Context`` in ``my_helpers.py``)."""
+    order = sorted(LABS, key=lambda item: item.module in served)
     found: dict[str, type] = {}
-    for module_name, module in list(sys.modules.items()):
-        if module_name.startswith("compaction_lab.") and module_name.count(".") == 1:
-            for value in list(vars(module).values()):
-                if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module_name:
-                    found.setdefault(value.__name__, value)
+    for item in order:
+        module = sys.modules.get(f"compaction_lab.{item.module}")
+        for value in list(vars(module).values()) if module is not None else ():
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == module.__name__:
+                found.setdefault(value.__name__, value)
     return found
 
 
-def rebuilt_error(class_name: str, message: str, code: Any, function: str) -> BaseException:
-    """The error the other process raised, as this process raises it: the course's error class or Python's
-    own of that name, with ``message`` (and ``code`` for a ``CompactionError``); a ``RelayError`` naming
-    ``function`` for any other class."""
-    if class_name == "LabNotImplementedError" and (named := errors.LabNotImplementedError.named_in(message)):
-        return errors.LabNotImplementedError(*named)
-    if class_name == "CompactionError":
-        return errors.CompactionError(message, code if isinstance(code, str) else None)
-    kind = getattr(errors, class_name, None) if class_name.endswith("Error") else None
-    kind = kind or {"RelayError": RelayError}.get(class_name)
-    kind = kind or getattr(builtins, class_name, None)
-    if isinstance(kind, type) and issubclass(kind, Exception) and not issubclass(kind, Warning):
-        try:
-            return kind(message)
-        except TypeError:
-            pass
-    return RelayError(f"{function}: raised {class_name}: {message}")
+def rebuilt_error(classes: list[str], message: str, code: Any, function: str) -> BaseException:
+    """The error the other process raised (``classes``: its class and base class names, most derived first),
+    as this process raises it: the first of them that is a course error class or Python's own, with
+    ``message`` (and ``code`` for a ``CompactionError``); a ``RelayError`` naming ``function`` when none is."""
+    names = classes if isinstance(classes, list) else []
+    for class_name in names:
+        if not isinstance(class_name, str):
+            continue
+        if class_name == "LabNotImplementedError" and (named := errors.LabNotImplementedError.named_in(message)):
+            return errors.LabNotImplementedError(*named)
+        if class_name == "CompactionError":
+            return errors.CompactionError(message, code if isinstance(code, str) else None)
+        kind = getattr(errors, class_name, None) if class_name.endswith("Error") else None
+        kind = kind or {"RelayError": RelayError}.get(class_name)
+        kind = kind or getattr(builtins, class_name, None)
+        if isinstance(kind, type) and issubclass(kind, Exception) and not issubclass(kind, Warning):
+            try:
+                return kind(_key(message) if issubclass(kind, KeyError) else message)
+            except TypeError:
+                continue
+    return RelayError(f"{function}: raised {str(names[0])[:80] if names else 'an error'}: {message}")
+
+
+def _key(message: str) -> Any:
+    """A ``KeyError``'s key from its message (``str(KeyError("u1"))`` is ``'u1'``, quoted): rebuilt with the key,
+    the error reads the same on both sides."""
+    try:
+        return ast.literal_eval(message)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return message

@@ -97,8 +97,9 @@ def _encode(value: Any, path: str, depth: int, budget: list[int], function: Call
 def from_wire(value: Any, classes: dict[str, type] | None = None,
               function: Callable[[Any], Any] | None = None) -> Any:
     """Build fresh Python objects from wire data (the inverse of ``to_wire`` for inputs). ``classes``: the
-    dataclasses a ``$dataclass`` may name (``INPUT_DATACLASSES`` by default); with ``function``, a
-    ``{"$callback": number}`` becomes ``function(number)`` (``provided/relay.py``)."""
+    dataclasses a ``$dataclass`` may name (``INPUT_DATACLASSES`` by default), each built from the fields it
+    takes (others are dropped); with ``function``, a ``{"$callback": number}`` becomes ``function(number)``
+    (``provided/relay.py``)."""
     if isinstance(value, list):
         return [from_wire(item, classes, function) for item in value]
     if not isinstance(value, dict):
@@ -114,7 +115,11 @@ def from_wire(value: Any, classes: dict[str, type] | None = None,
         estimate = fields.pop("estimator")
         return BudgetOptions(estimate_tokens=estimate if callable(estimate) else estimator(estimate), **fields)
     if "$dataclass" in value:
-        return (classes or INPUT_DATACLASSES)[value["$dataclass"]](**from_wire(value["fields"], classes, function))
+        # Only the fields the class here takes: a student's class may carry more (the reference reads its own).
+        kind = (classes or INPUT_DATACLASSES)[value["$dataclass"]]
+        fields = from_wire(value["fields"], classes, function)
+        taken = {field.name for field in dataclasses.fields(kind) if field.init}
+        return kind(**{name: item for name, item in fields.items() if name in taken})
     if "$callback" in value and function is not None:
         return function(value["$callback"])
     return {key: from_wire(item, classes, function) for key, item in value.items()}
