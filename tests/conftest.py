@@ -45,3 +45,15 @@ def shared_dir() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"../shared is absent ({SHARED}): real-session data is not available here")
     return SHARED
+
+
+@pytest.fixture(scope="session")
+def isolation():
+    """The grading sandbox (``workbook.sandbox.detect("auto")``); the test is skipped, saying why, where this
+    machine has none."""
+    from workbook.sandbox import detect
+
+    found = detect("auto")
+    if not found.enforced:
+        pytest.skip(f"this test needs the grading sandbox, which this machine lacks: {found.describe()}")
+    return found

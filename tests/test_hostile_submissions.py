@@ -35,7 +35,6 @@ from workbook.feedback import feedback
 from workbook.grades import read_grades
 from workbook.paths import REPO, SOLUTIONS, STARTERS
 from workbook.release import HIDDEN, notebook_secrets, release
-from workbook.sandbox import detect
 from workbook.submissions import submit
 
 pytestmark = pytest.mark.slow
@@ -123,14 +122,6 @@ def printed(notebook: Path) -> str:
     content = nbformat.read(notebook, as_version=4)
     return "".join(output.get("text", "") for cell in content.cells for output in cell.get("outputs", [])
                    if output.get("output_type") == "stream")
-
-
-@pytest.fixture(scope="module")
-def isolation():
-    found = detect("auto")
-    if not found.enforced:
-        pytest.skip(f"hostile submissions need the sandbox, which this machine lacks: {found.describe()}")
-    return found
 
 
 @pytest.fixture(scope="module")

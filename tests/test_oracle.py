@@ -20,7 +20,7 @@ from compaction_lab.provided.errors import InteractionError
 from compaction_lab.provided.example import estimate_example_tokens, example_entries
 from compaction_lab.provided.labs import LABS
 from workbook import judge
-from workbook.cases import HIDDEN_CASES, VISIBLE_CASES, CaseBook, grade_points, load_cases
+from workbook.cases import case_book
 from workbook.paths import SOLUTIONS, STARTERS
 from workbook.sandbox import detect
 from workbook.starters import replace_region
@@ -91,14 +91,11 @@ print(text)
 raise ValueError(text[:100000])'''
 
 
-def test_a_submission_reading_every_reference_source_gets_none_of_it(tmp_path):
-    isolation = detect("auto")
-    if not isolation.enforced:
-        pytest.skip(f"no sandbox on this machine: {isolation.describe()}")
+def test_a_submission_reading_every_reference_source_gets_none_of_it(tmp_path, isolation):
     package = complete(tmp_path / "reader")
     module = package / "compaction.py"
     module.write_text(replace_region(module.read_text(), 4, READS_EVERYTHING, module.name))
-    book = CaseBook(load_cases(VISIBLE_CASES, False) + load_cases(HIDDEN_CASES, True), *grade_points())
+    book = case_book()
     verdict = judge.judge_lab(package, 4, book, isolation)
     assert "def build_context" in verdict.output  # it did read and print the stubs
     shown = verdict.output + "\n".join(case.message for case in verdict.cases)
@@ -110,7 +107,7 @@ def test_a_submission_reading_every_reference_source_gets_none_of_it(tmp_path):
 
 def test_a_correct_submission_keeps_every_point_of_the_labs_that_use_others(tmp_path):
     isolation = detect("auto")
-    book = CaseBook(load_cases(VISIBLE_CASES, False) + load_cases(HIDDEN_CASES, True), *grade_points())
+    book = case_book()
     for lab in (3, 4, 5):
         verdict = judge.judge_lab(SOLUTIONS, lab, book, isolation)
         assert verdict.status == "graded"

@@ -13,23 +13,14 @@ import pytest
 from test_oracle import leaked
 
 from workbook import judge
-from workbook.cases import HIDDEN_CASES, VISIBLE_CASES, CaseBook, grade_points, load_cases
+from workbook.cases import case_book
 from workbook.paths import SOLUTIONS
-from workbook.sandbox import detect
 from workbook.submissions import blank, complete
 
 
 @pytest.fixture(scope="module")
-def isolation():
-    found = detect("auto")
-    if not found.enforced:
-        pytest.skip(f"no sandbox on this machine: {found.describe()}")
-    return found
-
-
-@pytest.fixture(scope="module")
 def book():
-    return CaseBook(load_cases(VISIBLE_CASES, False) + load_cases(HIDDEN_CASES, True), *grade_points())
+    return case_book()
 
 
 def full_marks(verdict: judge.LabVerdict) -> bool:

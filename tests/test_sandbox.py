@@ -23,14 +23,6 @@ from workbook.sandbox import Isolation, Limits, SandboxUnavailable, detect, priv
 from workbook.sandbox_kernel import SandboxKernelManager, copy_for_kernel
 
 
-@pytest.fixture(scope="module")
-def isolation() -> Isolation:
-    found = detect("auto")
-    if not found.enforced:
-        pytest.skip(f"no sandbox on this machine: {found.describe()}")
-    return found
-
-
 def run(isolation: Isolation, code: str, slot: int = 0, limits: Limits | None = None, timeout: float = 60,
         before=lambda work: None) -> tuple[subprocess.CompletedProcess, Path]:
     """Run ``code`` with this interpreter in a fresh sandbox; return the finished process and its (removed) folder."""

@@ -44,7 +44,7 @@ from typing import Any
 
 from . import sandbox
 from .cases import CaseBook, TwinNames, reference_observation, twin
-from .labs import LABS
+from .labs import LABS, lab_record
 from .paths import SOLUTIONS, STARTERS
 from .reference import import_reference
 from .stubs import stub
@@ -111,7 +111,7 @@ def assemble(package: Path, lab: int, dest: Path) -> Path:
     ``package`` (left as the starter's when the student has none or it is not a regular file) and the
     modules the student added (``own_helpers``). Return the package folder."""
     target = _course_package(dest, lab, reference=False)
-    chosen = _lab(lab)
+    chosen = lab_record(lab)
     mine = package / f"{chosen.module}.py"
     source = mine if mine.is_file() and not mine.is_symlink() else STARTERS / f"{chosen.module}.py"
     shutil.copyfile(source, target / f"{chosen.module}.py")
@@ -124,7 +124,7 @@ def assemble_oracle(lab: int, dest: Path) -> Path:
     """Write the oracle's package for grading ``lab`` to ``dest/compaction_lab``: the reference package with
     a stub of ``lab`` (answered by the runner) and the starters of the labs ``lab`` does not use."""
     target = _course_package(dest, lab, reference=True)
-    module = _lab(lab).module
+    module = lab_record(lab).module
     (target / f"{module}.py").write_text(stub(module).text, encoding="utf-8")
     return target
 
@@ -136,8 +136,9 @@ def _course_package(dest: Path, lab: int, reference: bool) -> Path:
     shutil.copytree(SOLUTIONS, target, ignore=lambda folder, names: [
         name for name in names if name == "__pycache__" or name.endswith(".pyc")
         or (not reference and Path(folder) == SOLUTIONS and name in LAB_FILES)])
+    uses = lab_record(lab).uses
     for other in LABS:
-        if other.number not in _lab(lab).uses:
+        if other.number not in uses:
             shutil.copyfile(STARTERS / f"{other.module}.py", target / f"{other.module}.py")
         elif not reference:
             (target / f"{other.module}.py").write_text(stub(other.module).text, encoding="utf-8")
@@ -170,7 +171,7 @@ def run_cases(package: Path, lab: int, cases: list[Any], isolation: sandbox.Isol
     aliases = {f"case-{index}": case for index, case in enumerate(order)}
     observations: dict[str, dict[str, Any]] = {}
     printed = bytearray()
-    module = next(item.module for item in LABS if item.number == lab)
+    module = lab_record(lab).module
     remaining = list(aliases)
     while remaining:
         # the oracle starts first, to be ready when the runner is; it stops first, before the folder goes
@@ -225,13 +226,13 @@ def oracle(isolation: sandbox.Isolation, slot: int, lab: int) -> Iterator[tuple[
     """Start the oracle for grading ``lab`` in a sandbox of its own (nothing when ``lab`` uses no other lab);
     yield the runner's arguments for it and the two pipe ends the runner gets (the caller closes them once
     the runner has them); stop it on exit."""
-    chosen = _lab(lab)
+    chosen = lab_record(lab)
     if not chosen.uses:
         yield [], ()
         return
     with sandbox.private_dir(isolation, slot) as folder:
         assemble_oracle(lab, folder)
-        served = [function for number in chosen.uses for function in stub(_lab(number).module).forwarded]
+        served = [function for number in chosen.uses for function in stub(lab_record(number).module).forwarded]
         calls_in, calls_out = os.pipe()
         answers_in, answers_out = os.pipe()
         argv = [sys.executable, "-s", "-E", "-m", ORACLE, str(calls_in), str(answers_out), *served]
@@ -246,11 +247,6 @@ def oracle(isolation: sandbox.Isolation, slot: int, lab: int) -> Iterator[tuple[
             sandbox.kill_group(process)
 
 
-def _lab(number: int) -> Any:
-    """The ``Lab`` record of lab ``number``."""
-    return next(item for item in LABS if item.number == number)
-
-
 def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, lab: int, deadline: float,
                 printed: bytearray, oracle_argv: list[str], oracle_fds: tuple[int, ...]) -> tuple[list[dict], str]:
     """Start the runner in the sandbox, with the oracle's arguments and pipe ends (``oracle``; closed here once
@@ -258,7 +254,7 @@ def _run_runner(isolation: sandbox.Isolation, slot: int, work: Path, lab: int, d
     ``deadline`` passes or the reports exceed ``REPORT_BYTES``; return the parsed lines and how it ended.
     What it prints is appended to ``printed`` up to ``OUTPUT_BYTES``, the rest drained."""
     read_end, write_end = os.pipe()
-    argv = [sys.executable, "-s", "-E", "-m", RUNNER, str(work / "cases.json"), _lab(lab).module, str(write_end),
+    argv = [sys.executable, "-s", "-E", "-m", RUNNER, str(work / "cases.json"), lab_record(lab).module, str(write_end),
             *oracle_argv]
     try:
         process = subprocess.Popen(sandbox.wrap(isolation, argv, workdir=work, slot=slot), cwd=work,

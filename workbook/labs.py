@@ -22,8 +22,11 @@ def _load():
     return module
 
 
-LABS = _load().LABS
+_MANIFEST = _load()
+LABS = _MANIFEST.LABS
 """The five ``Lab`` records (number, title, module, function, notebook), in order."""
+lab_record = _MANIFEST.lab
+"""``lab_record(number)``: the ``Lab`` record of lab ``number``; ``KeyError`` naming the number for any other."""
 
 
 def lab_of_notebook(notebook: str) -> int | None:

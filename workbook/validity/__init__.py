@@ -21,7 +21,7 @@ import importlib
 import shutil
 from pathlib import Path
 
-from ..labs import LABS
+from ..labs import LABS, lab_record
 from ..paths import SOLUTIONS
 from ..starters import BEGIN, END, replace_region
 
@@ -88,7 +88,7 @@ Variant = Mistake | Correct
 
 def module_of(lab: int) -> str:
     """The module name of lab ``lab`` (``budget`` for 3)."""
-    return next(item.module for item in LABS if item.number == lab)
+    return lab_record(lab).module
 
 
 def region_spans(source: str, lab: int) -> list[tuple[int, int]]:
