@@ -28,12 +28,14 @@ import time
 from itertools import cycle, islice
 from pathlib import Path
 
-from workbook.course import ASSIGNMENT, PACKAGE, build
-from workbook.judge import judge_submission
-from workbook.release import release
-from workbook.sandbox import detect
-from workbook.scoring import course_case_book
-from workbook.submissions import SAMPLES, submit
+from workbook.authoring.samples import SAMPLES
+from workbook.course.layout import ASSIGNMENT, PACKAGE
+from workbook.course.submit import submit
+from workbook.grading.judge import judge_submission
+from workbook.grading.sandbox import detect
+from workbook.grading.scoring import course_case_book
+from workbook.pipeline.build import build
+from workbook.pipeline.release import release
 
 
 def children_cpu() -> float:
@@ -71,8 +73,10 @@ def main() -> None:
         before = load()
         serial, serial_cpu = timed([str(scripts / "nbgrader"), "autograde", ASSIGNMENT, "--force"], course.root)
         between = load()
-        parallel, parallel_cpu = timed([str(scripts / "workbook"), "autograde", "--course", str(course.root),
-                                        "--jobs", str(args.jobs)], course.root)
+        parallel, parallel_cpu = timed(
+            [str(scripts / "workbook"), "autograde", "--course", str(course.root), "--jobs", str(args.jobs)],
+            course.root,
+        )
         after = load()
         isolation, book = detect("auto"), course_case_book(course)
         start = time.perf_counter()
@@ -81,16 +85,26 @@ def main() -> None:
         judged = time.perf_counter() - start
     n, size = args.submissions, args.class_size
     print(f"{n} submissions x {notebooks} notebooks, {args.jobs} jobs")
-    print(f"nbgrader autograde (serial):        {serial / n:6.2f} s per submission ({serial:.1f} s), "
-          f"CPU {serial_cpu / n:.2f} s per submission")
-    print(f"workbook autograde --jobs {args.jobs}:        {parallel / n:6.2f} s per submission ({parallel:.1f} s), "
-          f"CPU {parallel_cpu / n:.2f} s per submission (the judge included)")
-    print(f"ratio workbook / nbgrader:          {parallel / serial:6.2f}  (goal: at most 0.55; CPU ratio "
-          f"{parallel_cpu / serial_cpu:.2f})")
-    print(f"a class of {size}: nbgrader {serial / n * size / 60:.1f} min, workbook --jobs {args.jobs} "
-          f"{parallel / n * size / 60:.1f} min ({parallel / n:.2f} s per submission)")
-    print(f"the judge alone ({isolation.describe()}): {judged / n:.2f} s per submission, "
-          f"{judged / serial:.0%} of the serial nbgrader pass")
+    print(
+        f"nbgrader autograde (serial):        {serial / n:6.2f} s per submission ({serial:.1f} s), "
+        f"CPU {serial_cpu / n:.2f} s per submission"
+    )
+    print(
+        f"workbook autograde --jobs {args.jobs}:        {parallel / n:6.2f} s per submission ({parallel:.1f} s), "
+        f"CPU {parallel_cpu / n:.2f} s per submission (the judge included)"
+    )
+    print(
+        f"ratio workbook / nbgrader:          {parallel / serial:6.2f}  (goal: at most 0.55; CPU ratio "
+        f"{parallel_cpu / serial_cpu:.2f})"
+    )
+    print(
+        f"a class of {size}: nbgrader {serial / n * size / 60:.1f} min, workbook --jobs {args.jobs} "
+        f"{parallel / n * size / 60:.1f} min ({parallel / n:.2f} s per submission)"
+    )
+    print(
+        f"the judge alone ({isolation.describe()}): {judged / n:.2f} s per submission, "
+        f"{judged / serial:.0%} of the serial nbgrader pass"
+    )
     print(f"before: {before}; between: {between}; after: {after}")
 
 

@@ -3,7 +3,7 @@ against the old way, measured in the same run.
 
 The old ``check`` was pytest on the labs' focused tests (``-m "focused and lab3"`` on ``tests/test_budget.py``,
 ``-m focused`` on the five test files) with ``--lab-package``; the old ``--help`` imported every command's
-module, nbgrader included (``python -c "import workbook.course, ..."`` stands in for it). Each command runs
+module, nbgrader included (``python -c "import workbook.course.layout, ..."`` stands in for it). Each command runs
 ``--repeat`` times on a workspace holding the solutions package; the script prints the median against the
 issue's budget (2-core machine, idle) and the load average before and after (figures on a busy machine are
 high). A benchmark, not a test: it asserts nothing.
@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbook.cli import COMMANDS
+from workbook.cli.main import COMMANDS
 from workbook.paths import REPO, SOLUTIONS
 
 LAB_TEST_FILES = ["test_records.py", "test_grouping.py", "test_budget.py", "test_compaction.py", "test_resumption.py"]
@@ -43,19 +43,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="runs per command (default 5); the median is shown")
     args = parser.parse_args()
-    workbook = [sys.executable, "-m", "workbook.cli"]
+    workbook = [sys.executable, "-m", "workbook.cli.main"]
     pytest = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     with tempfile.TemporaryDirectory(prefix="bench-check-") as scratch:
         workspace = Path(scratch)
         shutil.copytree(SOLUTIONS, workspace / "compaction_lab", ignore=shutil.ignore_patterns("__pycache__"))
         package = ["--lab-package", str(workspace / "compaction_lab")]
         rows = [
-            ("workbook --help", 0.5, [*workbook, "--help"],
-             [sys.executable, "-c", "import " + ", ".join(sorted(set(COMMANDS.values())))]),
-            ("workbook check 3", 1.0, [*workbook, "check", "3", "--workspace", str(workspace)],
-             [*pytest, "-m", "focused and lab3", *package, str(REPO / "tests" / "test_budget.py")]),
-            ("workbook check (5 labs)", 1.5, [*workbook, "check", "--workspace", str(workspace)],
-             [*pytest, "-m", "focused", *package, *(str(REPO / "tests" / name) for name in LAB_TEST_FILES)]),
+            (
+                "workbook --help",
+                0.5,
+                [*workbook, "--help"],
+                [sys.executable, "-c", "import " + ", ".join(sorted(set(COMMANDS.values())))],
+            ),
+            (
+                "workbook check 3",
+                1.0,
+                [*workbook, "check", "3", "--workspace", str(workspace)],
+                [*pytest, "-m", "focused and lab3", *package, str(REPO / "tests" / "labs" / "test_budget.py")],
+            ),
+            (
+                "workbook check (5 labs)",
+                1.5,
+                [*workbook, "check", "--workspace", str(workspace)],
+                [*pytest, "-m", "focused", *package, *(str(REPO / "tests" / "labs" / name) for name in LAB_TEST_FILES)],
+            ),
         ]
         print(f"median of {args.repeat} runs, wall seconds; {load()} before")
         print(f"{'command':26} {'budget':>7} {'now':>7} {'old way':>8} {'old/now':>8}")

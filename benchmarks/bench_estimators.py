@@ -4,7 +4,7 @@ The tokenizers are the vocabulary files shipped inside the ``litellm`` wheel (th
 extra; nothing is downloaded at run time and litellm itself is never imported): OpenAI's
 ``cl100k_base`` and ``o200k_base`` (read by ``tiktoken`` from litellm's folder, its cache files,
 each checked against its hash) and Anthropic's legacy Claude tokenizer and DeepSeek V3's (read by
-``tokenizers``). For each sample of ``tests/fixtures/token-samples.json`` (English, code, Chinese,
+``tokenizers``). For each sample of ``tests/support/fixtures/token-samples.json`` (English, code, Chinese,
 emoji, hex ids, ...) it prints every tokenizer's count and each estimator's ratio to the largest
 count: ``upper_bound`` must never be below 1.00; ``chars4`` (Pi's heuristic) and ``ascii/3+1``
 (ASCII characters / 3, other code points 1 token each) show how far they undercount. Then the same
@@ -39,7 +39,7 @@ sys.path.insert(0, str(SOLUTIONS.parent))
 
 from compaction_lab.provided.estimators import chars4, priced_parts, upper_bound  # noqa: E402
 
-SAMPLES = REPO / "tests" / "fixtures" / "token-samples.json"
+SAMPLES = REPO / "tests" / "support" / "fixtures" / "token-samples.json"
 PI_SESSIONS = REPO.parent / "shared" / "fixtures" / "pi-sessions"
 TIKTOKEN_URL = "https://openaipublic.blob.core.windows.net/encodings/{name}.tiktoken"
 """Where tiktoken would fetch an encoding; its cache file is named by this URL's SHA-1."""
@@ -61,8 +61,9 @@ def tokenizers() -> dict[str, Tokenizer]:
     """The four real tokenizers from the litellm wheel's files, by name; exits with a message without it."""
     spec = importlib.util.find_spec("litellm")
     if spec is None or not spec.submodule_search_locations:
-        sys.exit("bench_estimators: needs the litellm wheel, which ships the tokenizer files: "
-                 "pip install -e '.[bench]'")
+        sys.exit(
+            "bench_estimators: needs the litellm wheel, which ships the tokenizer files: pip install -e '.[bench]'"
+        )
     folder = Path(spec.submodule_search_locations[0]) / "litellm_core_utils" / "tokenizers"
     os.environ["TIKTOKEN_CACHE_DIR"] = str(folder)
     import tiktoken
@@ -82,8 +83,9 @@ def tokenizers() -> dict[str, Tokenizer]:
 
 def per_kind(samples: list[dict], real: dict[str, Tokenizer], console: Console) -> None:
     """One row per kind of text: each tokenizer's count, and each estimator over the largest count."""
-    table = Table(title="Estimate / largest real count, per kind of text (upper_bound must be >= 1.00)",
-                  title_justify="left")
+    table = Table(
+        title="Estimate / largest real count, per kind of text (upper_bound must be >= 1.00)", title_justify="left"
+    )
     for column in ("kind", "chars", *real, *ESTIMATORS):
         table.add_column(column, justify="left" if column == "kind" else "right", no_wrap=True)
     for sample in samples:
@@ -92,8 +94,12 @@ def per_kind(samples: list[dict], real: dict[str, Tokenizer], console: Console) 
         sample["tokens"] = counts
         most = max(counts.values())
         ratios = [estimate(text) / most for estimate in ESTIMATORS.values()]
-        table.add_row(sample["kind"], str(len(text)), *map(str, counts.values()),
-                      *(f"[{'red' if ratio < 1 else 'green'}]{ratio:.2f}[/]" for ratio in ratios))
+        table.add_row(
+            sample["kind"],
+            str(len(text)),
+            *map(str, counts.values()),
+            *(f"[{'red' if ratio < 1 else 'green'}]{ratio:.2f}[/]" for ratio in ratios),
+        )
     console.print(table)
 
 
@@ -123,8 +129,13 @@ def on_sessions(real: dict[str, Tokenizer], console: Console) -> None:
         estimates = [estimate(text) for text in texts]
         under = sum(got < want for got, want in zip(estimates, largest, strict=True))
         lowest = min(got / want for got, want in zip(estimates, largest, strict=True) if want)
-        table.add_row(name, f"{sum(estimates) / sum(largest):.2f}", f"{under:,}", f"{lowest:.2f}",
-                      f"{_time(estimate, texts) / encode_time:.3f}")
+        table.add_row(
+            name,
+            f"{sum(estimates) / sum(largest):.2f}",
+            f"{under:,}",
+            f"{lowest:.2f}",
+            f"{_time(estimate, texts) / encode_time:.3f}",
+        )
     console.print(table)
 
 

@@ -56,17 +56,33 @@ def synthetic_path(messages: int) -> list[dict]:
 
     def add(entry_id: str, message: dict) -> None:
         parent = entries[-1]["id"] if entries else None
-        entries.append({"type": "message", "id": entry_id, "parentId": parent, "timestamp": len(entries),
-                        "message": message})
+        entries.append(
+            {"type": "message", "id": entry_id, "parentId": parent, "timestamp": len(entries), "message": message}
+        )
 
     for n in range(messages // MESSAGES_PER_INTERACTION):
         add(f"u{n}", {"role": "user", "content": f"Run step {n} of the focused store checks."})
-        add(f"c{n}", {"role": "assistant", "content": [
-            {"type": "toolCall", "id": f"read-{n}", "name": "read", "arguments": {"path": f"f{n}.py"}},
-            {"type": "toolCall", "id": f"test-{n}", "name": "bash", "arguments": {"command": "pytest -q"}}]})
+        add(
+            f"c{n}",
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "toolCall", "id": f"read-{n}", "name": "read", "arguments": {"path": f"f{n}.py"}},
+                    {"type": "toolCall", "id": f"test-{n}", "name": "bash", "arguments": {"command": "pytest -q"}},
+                ],
+            },
+        )
         for call in (f"test-{n}", f"read-{n}"):
-            add(f"r-{call}", {"role": "toolResult", "toolCallId": call, "toolName": "tool",
-                              "content": [{"type": "text", "text": "ok"}], "isError": False})
+            add(
+                f"r-{call}",
+                {
+                    "role": "toolResult",
+                    "toolCallId": call,
+                    "toolName": "tool",
+                    "content": [{"type": "text", "text": "ok"}],
+                    "isError": False,
+                },
+            )
         add(f"a{n}", {"role": "assistant", "content": [{"type": "text", "text": f"Step {n} passes."}]})
     return entries
 
@@ -83,8 +99,13 @@ def row(label: str, size: int, seconds: float, unit: str = "message") -> None:
 
 def bench_size(size: int) -> None:
     path = synthetic_path(size)
-    budget = BudgetOptions(max_tokens=size * 2, system_prompt="sys", reserved_output=4_000, safety_margin=1_000,
-                           estimate_tokens=estimate_example_tokens)
+    budget = BudgetOptions(
+        max_tokens=size * 2,
+        system_prompt="sys",
+        reserved_output=4_000,
+        safety_margin=1_000,
+        estimate_tokens=estimate_example_tokens,
+    )
     row("group_interactions", len(path), timed(lambda: group_interactions(path)))
     row("build_context (keeps about half)", len(path), timed(lambda: build_context(path, budget)))
     with tempfile.TemporaryDirectory() as folder:
@@ -131,14 +152,21 @@ def bench_pi_session(file: Path) -> None:
     repair = timed(lambda: imported.setdefault("repair", repair_dangling_tool_calls(path)))
     repaired = imported["repair"].path
     group = timed(lambda: group_interactions(message_entries(repaired)))
-    budget = BudgetOptions(max_tokens=32_000, system_prompt="", reserved_output=0, safety_margin=0,
-                           estimate_tokens=chars4)
+    budget = BudgetOptions(
+        max_tokens=32_000, system_prompt="", reserved_output=0, safety_margin=0, estimate_tokens=chars4
+    )
     build = timed(lambda: build_context(repaired, budget))
-    print(f"{file.name}: {len(data) / 1e6:.1f} MB, {lines:,} lines, "
-          f"{len(imported['repair'].added):,} dangling calls repaired")
-    for label, seconds in (("json.loads loop over the bytes", plain), ("load_pi_session", load),
-                           ("repair_dangling_tool_calls", repair), ("group_interactions", group),
-                           ("build_context (32k, chars4)", build)):
+    print(
+        f"{file.name}: {len(data) / 1e6:.1f} MB, {lines:,} lines, "
+        f"{len(imported['repair'].added):,} dangling calls repaired"
+    )
+    for label, seconds in (
+        ("json.loads loop over the bytes", plain),
+        ("load_pi_session", load),
+        ("repair_dangling_tool_calls", repair),
+        ("group_interactions", group),
+        ("build_context (32k, chars4)", build),
+    ):
         row(label, lines, seconds, "line")
     print(f"{'load_pi_session / json.loads':<34}{'':>10}{load / plain:>10.1f} x")
 
@@ -149,7 +177,7 @@ def bench_replay(file: Path, window: int = 32_000) -> None:
     options = recommended_options(window)
     turns = [end for end, entry in enumerate(path) if entry["type"] == "message" and entry["message"]["role"] == "user"]
     replayed = timed(lambda: replay(path, options, CachePolicy()))
-    rebuilt = timed(lambda: [build_context(path[:end + 1], options) for end in turns])
+    rebuilt = timed(lambda: [build_context(path[: end + 1], options) for end in turns])
     row(f"replay ({window // 1000}k, chars3)", len(turns), replayed, "turn")
     row("build_context on every turn", len(turns), rebuilt, "turn")
     print(f"{'replay / build every turn':<34}{'':>10}{replayed / rebuilt:>10.2f} x")
@@ -172,8 +200,10 @@ def bench_real_sessions(source: Path, repeat: int) -> None:
 def bench_guard() -> None:
     """Lab 1's guarded parser refusing hostile entries, against ``json.loads`` of the same value as JSON."""
     depth, length = 10**6, 10**8
-    hostile = {"a list nested 10^6 deep": (custom_entry("deep-1", nested_lists(depth)), "[" * depth + "]" * depth),
-               "a string of 10^8 characters": (custom_entry("huge-1", "x" * length), '"' + "x" * length + '"')}
+    hostile = {
+        "a list nested 10^6 deep": (custom_entry("deep-1", nested_lists(depth)), "[" * depth + "]" * depth),
+        "a string of 10^8 characters": (custom_entry("huge-1", "x" * length), '"' + "x" * length + '"'),
+    }
     print(f"\n{'guarded input (refused)':<34}{'guard':>12}{'json.loads':>14}{'ratio':>10}")
     for label, (entry, text) in hostile.items():
         refused = timed(lambda entry=entry: _refused(entry))

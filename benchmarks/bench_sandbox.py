@@ -2,7 +2,7 @@
 
 Three figures, each measured both ways in this run and printed as seconds and a ratio:
 
-- a process start (``python -c pass``) through ``workbook.sandbox.wrap``, against the bare command;
+- a process start (``python -c pass``) through ``workbook.grading.sandbox.wrap``, against the bare command;
 - a kernel's start, one cell and shutdown with ``SandboxKernelManager`` (isolation required against off:
   the same manager, ipc sockets, private folder, only the sandbox differs);
 - ``workbook autograde --jobs 2`` of N complete submissions per submission.
@@ -22,11 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbook.course import build
-from workbook.release import release
-from workbook.sandbox import detect, private_dir, wrap
-from workbook.sandbox_kernel import SandboxKernelManager
-from workbook.submissions import complete, submit
+from workbook.authoring.samples import complete
+from workbook.course.submit import submit
+from workbook.grading.kernel import SandboxKernelManager
+from workbook.grading.sandbox import detect, private_dir, wrap
+from workbook.pipeline.build import build
+from workbook.pipeline.release import release
 
 
 def process_seconds(mode: str, repeat: int) -> float:
@@ -68,8 +69,16 @@ def autograde_seconds(mode: str, submissions: int, scratch: Path) -> float:
     release(course)
     for index in range(submissions):
         submit(course, f"complete{index}", complete(scratch / f"package-{mode}-{index}"))
-    command = [str(Path(sys.executable).parent / "workbook"), "autograde", "--course", str(course.root),
-               "--jobs", "2", "--isolation", mode]
+    command = [
+        str(Path(sys.executable).parent / "workbook"),
+        "autograde",
+        "--course",
+        str(course.root),
+        "--jobs",
+        "2",
+        "--isolation",
+        mode,
+    ]
     start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, text=True)
     return (time.perf_counter() - start) / submissions
@@ -84,13 +93,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as scratch:
         folder = complete(Path(scratch) / "graded" / "compaction_lab").parent
         rows = [
-            ("process start (python -c pass)", process_seconds("required", args.repeat),
-             process_seconds("off", args.repeat)),
-            ("kernel start + 1 cell + shutdown", kernel_seconds("required", args.repeat, folder),
-             kernel_seconds("off", args.repeat, folder)),
-            (f"autograde --jobs 2, per submission (N={args.submissions})",
-             autograde_seconds("required", args.submissions, Path(scratch)),
-             autograde_seconds("off", args.submissions, Path(scratch))),
+            (
+                "process start (python -c pass)",
+                process_seconds("required", args.repeat),
+                process_seconds("off", args.repeat),
+            ),
+            (
+                "kernel start + 1 cell + shutdown",
+                kernel_seconds("required", args.repeat, folder),
+                kernel_seconds("off", args.repeat, folder),
+            ),
+            (
+                f"autograde --jobs 2, per submission (N={args.submissions})",
+                autograde_seconds("required", args.submissions, Path(scratch)),
+                autograde_seconds("off", args.submissions, Path(scratch)),
+            ),
         ]
     print(f"{'':44} {'sandboxed':>10} {'unsandboxed':>12} {'ratio':>7}")
     for label, sandboxed, bare in rows:

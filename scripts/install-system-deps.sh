@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Install what the grading sandbox, the hub and PostgreSQL tests need besides Python packages, on Debian, as root:
-#   - bubblewrap from Debian's packages (workbook.sandbox runs student code in it; the sandbox tests need it),
+#   - bubblewrap from Debian's packages (workbook.grading.sandbox runs student code in it; the sandbox tests need it),
 #   - Chromium from Debian's packages (Playwright drives /usr/bin/chromium; no browser download),
-#   - PostgreSQL's server from Debian's packages (tests/test_postgres.py starts its own on 127.0.0.1),
+#   - PostgreSQL's server from Debian's packages (tests/pipeline/test_postgres.py starts its own on 127.0.0.1),
 #   - configurable-http-proxy from the npm registry into .hub-deps/ of this checkout (not global).
 # The Python side is the `hub` extra: pip install -e '.[test,hub]'.
 # Idempotent: what is already there is left alone. Usage: bash scripts/install-system-deps.sh

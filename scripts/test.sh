@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up .venv from the project's own files and run the whole test suite (ruff, then pytest).
+# Set up .venv from the project's own files and run the whole test suite (ruff lint and format, mypy, pytest).
 # Needs only Python 3.11+ and the package index. Extra arguments go to pytest, e.g. -m "not slow".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,8 @@ else
 fi
 
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
+.venv/bin/mypy  # workbook/, as configured in pyproject.toml
 
 status=0
 .venv/bin/python -m pytest "$@" || status=$?

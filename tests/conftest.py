@@ -1,8 +1,10 @@
-"""Pytest set-up: choose which copy of ``compaction_lab`` the tests import.
+"""Pytest set-up: choose which copy of ``compaction_lab`` the tests import; the shared helpers' folder.
 
 ``--lab-package DIR`` names a ``compaction_lab`` package folder (default: the reference
-``solutions/compaction_lab``); ``--lab-package starters`` and ``--lab-package solutions`` are
-shorthands. A student's copy works the same way: ``pytest --lab-package ~/labs/compaction_lab``.
+``solutions/compaction_lab``); ``--lab-package solutions`` and ``--lab-package starters`` (a starter package
+assembled for the session, as a student gets it) are shorthands. A student's copy works the same way:
+``pytest --lab-package ~/labs/compaction_lab``. The tests' helpers (banks of submissions, factories, the hub
+harness) and fixtures are in ``tests/support/``, importable by name.
 """
 
 from __future__ import annotations
@@ -13,20 +15,30 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-SHORTHANDS = {"solutions": REPO / "solutions" / "compaction_lab", "starters": REPO / "starters" / "compaction_lab"}
+SUPPORT = Path(__file__).resolve().parent / "support"
+FIXTURES = SUPPORT / "fixtures"
 SHARED = REPO.parent / "shared"
+sys.path.insert(0, str(SUPPORT))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--lab-package", default="solutions",
+        "--lab-package",
+        default="solutions",
         help="the compaction_lab package folder to test: solutions (default), starters, or a path",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     choice = config.getoption("--lab-package")
-    package = SHORTHANDS.get(choice, Path(choice).expanduser().resolve())
+    if choice == "solutions":
+        package = REPO / "solutions" / "compaction_lab"
+    elif choice == "starters":
+        from packages import STARTER_PACKAGE
+
+        package = STARTER_PACKAGE
+    else:
+        package = Path(choice).expanduser().resolve()
     if not (package / "__init__.py").exists():
         raise pytest.UsageError(f"--lab-package {choice}: no compaction_lab package at {package}")
     sys.path.insert(0, str(package.parent))
@@ -49,9 +61,9 @@ def shared_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def isolation():
-    """The grading sandbox (``workbook.sandbox.detect("auto")``); the test is skipped, saying why, where this
+    """The grading sandbox (``workbook.grading.sandbox.detect("auto")``); the test is skipped, saying why, where this
     machine has none."""
-    from workbook.sandbox import detect
+    from workbook.grading.sandbox import detect
 
     found = detect("auto")
     if not found.enforced:

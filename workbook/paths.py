@@ -1,10 +1,10 @@
 """Where the workbook's own files are: the one place that decides it.
 
-The commands need the reference package (``solutions/compaction_lab``), the starter package
-(``starters/compaction_lab``) and the source notebooks. In a
-checkout of the repository, or an editable install, they are the repository's own folders. An
-installed wheel carries them inside the package, in ``workbook/data/`` (pyproject.toml's
-``[tool.hatch.build.targets.wheel.force-include]``), and ``REPO`` is that folder.
+The commands need the reference package (``solutions/compaction_lab``), the starter lab modules
+(``starters/compaction_lab``), the source notebooks and the course author's lab folders (``labs/``: each lab's
+visible and hidden cases and its mistake bank). In a checkout of the repository, or an editable install, they
+are the repository's own folders. An installed wheel carries them inside the package, in ``workbook/data/``
+(pyproject.toml's ``[tool.hatch.build.targets.wheel.force-include]``), and ``REPO`` is that folder.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ INSTALLED_DATA = _PACKAGE / "data"
 REPO = INSTALLED_DATA if INSTALLED_DATA.is_dir() else _PACKAGE.parent
 SOLUTIONS = REPO / "solutions" / "compaction_lab"
 STARTERS = REPO / "starters" / "compaction_lab"
+"""The starter lab modules only: a whole starter package is ``authoring.starters.starter_package``."""
 NOTEBOOKS = REPO / "notebooks"
-HIDDEN_CASES = Path(__file__).resolve().parent / "hidden_cases"
+LAB_CASES = REPO / "labs"
+"""One folder per lab module: ``visible.py`` and ``hidden.py`` (cases), ``mistakes.py`` (the validity bank)."""
 
 
 def script(name: str) -> str:

@@ -16,14 +16,16 @@ from __future__ import annotations
 
 import warnings
 
-from sqlalchemy.exc import SAWarning
-
-NBGRADER_ADD_SUBMISSION_WARNING = (r"Object of type <Submitted(Assignment|Notebook)> not in session, "
-                                   r"add operation along '\w+\.submissions' will not proceed")
+NBGRADER_ADD_SUBMISSION_WARNING = (
+    r"Object of type <Submitted(Assignment|Notebook)> not in session, "
+    r"add operation along '\w+\.submissions' will not proceed"
+)
 """The start of the warning's message (a regex, as ``warnings.filterwarnings`` takes it)."""
 
 
 def ignore_nbgrader_add_submission_warning() -> None:
-    """Ignore exactly that ``SAWarning``, and only where nbgrader's ``nbgrader.api`` module raises it."""
-    warnings.filterwarnings("ignore", message=NBGRADER_ADD_SUBMISSION_WARNING, category=SAWarning,
-                            module=r"nbgrader\.api")
+    """Ignore exactly that warning (an ``SAWarning``, matched by its message so that SQLAlchemy need not be
+    imported yet), and only where nbgrader's ``nbgrader.api`` module raises it."""
+    warnings.filterwarnings(
+        "ignore", message=NBGRADER_ADD_SUBMISSION_WARNING, category=Warning, module=r"nbgrader\.api"
+    )

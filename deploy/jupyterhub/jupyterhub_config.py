@@ -28,7 +28,7 @@ Settings a real deployment MUST change (marked ``# CHANGE`` below):
   service need ``c.JupyterHub.db_url = "postgresql://..."``.
 
 Everything site-specific comes from ``WORKBOOK_*`` environment variables with the defaults below, so the
-file can be used as is, and tests/test_hub.py loads it and overrides only the three settings above.
+file can be used as is, and tests/hub/test_hub.py loads it and overrides only the three settings above.
 """
 
 import os
@@ -113,10 +113,13 @@ def role_config_path(spawner):
 # The labs' time limit (seconds per cell) goes to every server, so Validate (roles/common/nbgrader_config.py)
 # interrupts a cell exactly when autograde does and as the notebooks state. Its one place is the workbook's
 # code, installed in the hub's environment (the grader service runs the workbook from it).
-from workbook.course import DEFAULT_CELL_TIMEOUT  # noqa: E402 (after the site settings it does not depend on)
+from workbook.course.layout import DEFAULT_CELL_TIMEOUT  # noqa: E402 (after the site settings it does not depend on)
 
-COURSE_ENVIRONMENT = {"WORKBOOK_COURSE_ID": COURSE_ID, "WORKBOOK_EXCHANGE": EXCHANGE,
-                      "WORKBOOK_CELL_TIMEOUT": str(DEFAULT_CELL_TIMEOUT)}
+COURSE_ENVIRONMENT = {
+    "WORKBOOK_COURSE_ID": COURSE_ID,
+    "WORKBOOK_EXCHANGE": EXCHANGE,
+    "WORKBOOK_CELL_TIMEOUT": str(DEFAULT_CELL_TIMEOUT),
+}
 c.Spawner.environment = {**COURSE_ENVIRONMENT, "JUPYTER_CONFIG_PATH": role_config_path}
 
 
@@ -199,18 +202,29 @@ def prepare_exchange():
                 os.rmdir(course)  # not left behind with the wrong owner
                 raise
     except (KeyError, PermissionError) as error:
-        print(f"jupyterhub_config: cannot prepare the exchange ({error}); see Exchange in deploy/README.md",
-              file=sys.stderr)
+        print(
+            f"jupyterhub_config: cannot prepare the exchange ({error}); see Exchange in deploy/README.md",
+            file=sys.stderr,
+        )
         return
     folder = os.lstat(course)
     if not stat.S_ISDIR(folder.st_mode) or folder.st_uid != grader.pw_uid:
-        raise SystemExit(f"jupyterhub_config: {course} is not a directory of {GRADER_USER}; someone may have "
-                         "planted it: inspect it, remove it and start the hub again")
+        raise SystemExit(
+            f"jupyterhub_config: {course} is not a directory of {GRADER_USER}; someone may have "
+            "planted it: inspect it, remove it and start the hub again"
+        )
 
 
 prepare_exchange()
 try:
     make_private(GRADER_HOME)
 except OSError as error:
-    print(f"jupyterhub_config: cannot make {GRADER_HOME} private ({error}): students could read the course "
-          f"directory in it; chmod 700 {GRADER_HOME}", file=sys.stderr)
+    print(
+        f"jupyterhub_config: cannot make {GRADER_HOME} private ({error}): students could read the course "
+        f"directory in it; chmod 700 {GRADER_HOME}",
+        file=sys.stderr,
+    )
+
+# ---- LTI 1.3: students arrive from the LMS (lti13_config.py; docs/hub/lti.md) ----------------------
+if os.environ.get("WORKBOOK_LTI13_ISSUER"):
+    load_subconfig(os.path.join(HERE, "lti13_config.py"))  # noqa: F821 (provided by traitlets)

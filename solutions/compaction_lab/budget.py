@@ -153,8 +153,11 @@ def build_context(active_path: list[Entry], options: BudgetOptions, *, summary_a
         kept_entry_ids=[entry["id"] for entry in entries],
         reason=reason,
         tokens=TokenLedger(
-            max_tokens=options.max_tokens, system=system, messages=used,
-            reserved_output=options.reserved_output, safety_margin=options.safety_margin,
+            max_tokens=options.max_tokens,
+            system=system,
+            messages=used,
+            reserved_output=options.reserved_output,
+            safety_margin=options.safety_margin,
             available_for_messages=available,
             total=system + used + options.reserved_output + options.safety_margin,
         ),
@@ -204,12 +207,22 @@ def recommended_options(max_tokens: float, system_prompt: str = "") -> BudgetOpt
     ``BudgetError`` naming ``max_tokens`` unless it is a finite number >= 0.
     """
     check_tokens(max_tokens, "max_tokens")
-    return BudgetOptions(max_tokens=max_tokens, system_prompt=system_prompt,
-                         reserved_output=max_tokens * OUTPUT_PERCENT / 100, safety_margin=0, estimate_tokens=chars3)
+    return BudgetOptions(
+        max_tokens=max_tokens,
+        system_prompt=system_prompt,
+        reserved_output=max_tokens * OUTPUT_PERCENT / 100,
+        safety_margin=0,
+        estimate_tokens=chars3,
+    )
 
 
 UNIT_WEIGHTS: dict[str, int] = {
-    "requirement": 3, "message": 4, "block": 1, "link": 1, "json_container": 1, "json_scalar": 1,
+    "requirement": 3,
+    "message": 4,
+    "block": 1,
+    "link": 1,
+    "json_container": 1,
+    "json_scalar": 1,
     "image": IMAGE_CHARS,
 }
 """The structural weights of ``estimate_units``, in units; everything else costs its code points."""
@@ -356,7 +369,7 @@ def replay(active_path: list[Entry], options: BudgetOptions, policy: CachePolicy
     used = available = reprocessed = 0.0
     hits = 0
     for previous, end in zip([-1, *turns], turns, strict=False):
-        added = active_path[previous + 1:end + 1]
+        added = active_path[previous + 1 : end + 1]
         compacted = any(entry["type"] == "compaction" for entry in added)
         if sent is not None and not compacted:
             new = [entry for entry in added if entry["type"] == "message"]
@@ -365,14 +378,14 @@ def replay(active_path: list[Entry], options: BudgetOptions, policy: CachePolicy
             if used + cost <= available:
                 sent, used, hits = [*sent, *(entry["message"] for entry in new)], used + cost, hits + 1
                 continue
-        path = active_path[:end + 1] if first is None or compacted else path_from(active_path[:end + 1], first)
+        path = active_path[: end + 1] if first is None or compacted else path_from(active_path[: end + 1], first)
         context = build_context(path, options, summary_at=policy.summary_at)
         available = context.tokens.available_for_messages
         if context.reason != "complete" and policy.headroom:
             lower = dataclasses.replace(options, safety_margin=options.safety_margin + policy.headroom * available)
             context = build_context(path, lower, summary_at=policy.summary_at)
         request = [context.system_prompt, *context.messages]
-        if sent is not None and request[:len(sent)] == sent:
+        if sent is not None and request[: len(sent)] == sent:
             hits += 1
         elif sent is not None:
             reprocessed += context.tokens.system + context.tokens.messages
@@ -416,8 +429,12 @@ def _content_units(content: Any, path: str) -> int:
         elif kind == "toolCall":
             if type(block.get("arguments")) is not dict:
                 raise BudgetError(f"{here}.arguments: expected an object")
-            units += (UNIT_WEIGHTS["block"] + _text(block, "id", here) + _text(block, "name", here)
-                      + _json_units(block["arguments"], f"{here}.arguments"))
+            units += (
+                UNIT_WEIGHTS["block"]
+                + _text(block, "id", here)
+                + _text(block, "name", here)
+                + _json_units(block["arguments"], f"{here}.arguments")
+            )
         else:
             raise BudgetError(f"{here}.type: expected text, thinking, image or toolCall, got {kind!r}")
     return units
@@ -434,13 +451,15 @@ def _json_units(value: Any, path: str) -> int:
     if value is None or kind in (bool, int, float):
         return UNIT_WEIGHTS["json_scalar"]
     if kind is list:
-        return UNIT_WEIGHTS["json_container"] + sum(_json_units(item, f"{path}[{index}]")
-                                                     for index, item in enumerate(value))
+        return UNIT_WEIGHTS["json_container"] + sum(
+            _json_units(item, f"{path}[{index}]") for index, item in enumerate(value)
+        )
     if kind is dict:
         if any(type(key) is not str for key in value):
             raise BudgetError(f"{path}: an object key that is not a string")
-        return UNIT_WEIGHTS["json_container"] + sum(len(key) + _json_units(value[key], f"{path}.{key}")
-                                                     for key in sorted(value))
+        return UNIT_WEIGHTS["json_container"] + sum(
+            len(key) + _json_units(value[key], f"{path}.{key}") for key in sorted(value)
+        )
     raise BudgetError(f"{path}: a {kind.__name__} is not a JSON value")
 
 
@@ -450,4 +469,6 @@ def _text(obj: dict[str, Any], key: str, path: str) -> int:
     if type(value) is not str:
         raise BudgetError(f"{path}.{key}: expected a string, got {value!r}")
     return len(value)
+
+
 # END LAB 3

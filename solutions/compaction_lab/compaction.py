@@ -115,12 +115,18 @@ def create_compaction_entry(
             f"of the current context (choose one of {starts[1:]})"
         )
     # Step 3: the parser checks every field and copies it.
-    return parse_session_entry({
-        "type": "compaction", "id": id, "parentId": active_path[-1]["id"], "timestamp": timestamp,
-        "summary": summary, "firstKeptEntryId": first_kept_entry_id, "tokensBefore": tokens_before,
-    })
+    return parse_session_entry(
+        {
+            "type": "compaction",
+            "id": id,
+            "parentId": active_path[-1]["id"],
+            "timestamp": timestamp,
+            "summary": summary,
+            "firstKeptEntryId": first_kept_entry_id,
+            "tokensBefore": tokens_before,
+        }
+    )
     # END LAB 4
-
 
 
 def compaction_trigger(window: float, reserved_output: float, ratio: float = DEFAULT_RATIO) -> int:
@@ -143,8 +149,7 @@ def compaction_trigger(window: float, reserved_output: float, ratio: float = DEF
     # END LAB 4
 
 
-def should_compact(estimated_input: float, window: float, reserved_output: float,
-                   ratio: float = DEFAULT_RATIO) -> bool:
+def should_compact(estimated_input: float, window: float, reserved_output: float, ratio: float = DEFAULT_RATIO) -> bool:
     """Going further: True when ``estimated_input`` (tokens) reaches ``compaction_trigger(window,
     reserved_output, ratio)``. ``BudgetError`` naming the argument for a bad number (``estimated_input``
     is checked as an amount of tokens, the others as ``compaction_trigger`` checks them)."""
@@ -172,9 +177,15 @@ def group_tool_rounds(entries: list[Entry]) -> list[list[Entry]]:
     # END LAB 4
 
 
-def select_compaction_boundary(active_path: list[Entry], *, target_tokens: float, summary_max_tokens: float,
-                               retain_recent_messages: int, estimate_tokens: Callable[[Any], float],
-                               fixed_tokens: float = 0) -> str | None:
+def select_compaction_boundary(
+    active_path: list[Entry],
+    *,
+    target_tokens: float,
+    summary_max_tokens: float,
+    retain_recent_messages: int,
+    estimate_tokens: Callable[[Any], float],
+    fixed_tokens: float = 0,
+) -> str | None:
     """Going further: where to cut the current context of ``active_path``: the id of the first entry kept.
 
     The messages are those of ``resume_point(active_path).entries`` (lab 5), in ``group_tool_rounds``.
@@ -187,16 +198,24 @@ def select_compaction_boundary(active_path: list[Entry], *, target_tokens: float
     """
     # BEGIN LAB 4
     # Step 1: check the numbers.
-    for value, name in ((target_tokens, "target_tokens"), (summary_max_tokens, "summary_max_tokens"),
-                        (fixed_tokens, "fixed_tokens")):
+    for value, name in (
+        (target_tokens, "target_tokens"),
+        (summary_max_tokens, "summary_max_tokens"),
+        (fixed_tokens, "fixed_tokens"),
+    ):
         check_tokens(value, name)
     if type(retain_recent_messages) is not int or retain_recent_messages < 0:
         raise BudgetError(f"retain_recent_messages: expected an int >= 0, got {retain_recent_messages!r}")
     # Step 2: the current context's messages in tool rounds, each round priced.
     messages = resume_point(active_path).entries
     rounds = group_tool_rounds(messages)
-    costs = [sum(check_tokens(estimate_tokens(copy.deepcopy(entry["message"])), f"estimate for entry {entry['id']!r}")
-                 for entry in group) for group in rounds]
+    costs = [
+        sum(
+            check_tokens(estimate_tokens(copy.deepcopy(entry["message"])), f"estimate for entry {entry['id']!r}")
+            for entry in group
+        )
+        for group in rounds
+    ]
     # Step 3: from the oldest round, the first whole-round cut that fits and keeps the recent messages.
     limit = len(messages) - retain_recent_messages
     start, kept = 0, sum(costs)
@@ -210,8 +229,14 @@ def select_compaction_boundary(active_path: list[Entry], *, target_tokens: float
     # END LAB 4
 
 
-def compact(store: Any, leaf_id: str, options: CompactionOptions, summarizer: Callable[[SummaryRequest], Any], *,
-            cancel: CancellationToken | None = None) -> CompactionResult:
+def compact(
+    store: Any,
+    leaf_id: str,
+    options: CompactionOptions,
+    summarizer: Callable[[SummaryRequest], Any],
+    *,
+    cancel: CancellationToken | None = None,
+) -> CompactionResult:
     """Going further: compact the session of ``store`` (either store) at ``leaf_id`` if it needs it.
 
     1. When: the estimated input of the current context (system prompt, the latest summary's message,
@@ -243,21 +268,32 @@ def compact(store: Any, leaf_id: str, options: CompactionOptions, summarizer: Ca
     start = resume_point(path)
     system = measure(budget, budget.system_prompt, "the system prompt")
     shown = [start.summary_message] if start.summary_message else []
-    before = system + sum(measure(budget, message, "the latest summary") for message in shown) + sum(
-        measure(budget, entry["message"], f"entry {entry['id']!r}") for entry in start.entries)
+    before = (
+        system
+        + sum(measure(budget, message, "the latest summary") for message in shown)
+        + sum(measure(budget, entry["message"], f"entry {entry['id']!r}") for entry in start.entries)
+    )
     if not should_compact(before, budget.max_tokens, budget.reserved_output, options.ratio):
         return CompactionResult("unchanged", None, before, before)
     # Step 2: where: whole tool rounds, then the first user message from there.
     boundary = select_compaction_boundary(
-        path, target_tokens=compaction_trigger(budget.max_tokens, budget.reserved_output, options.ratio),
-        summary_max_tokens=options.summary_max_tokens, retain_recent_messages=options.retain_recent_messages,
-        estimate_tokens=budget.estimate_tokens, fixed_tokens=system)
+        path,
+        target_tokens=compaction_trigger(budget.max_tokens, budget.reserved_output, options.ratio),
+        summary_max_tokens=options.summary_max_tokens,
+        retain_recent_messages=options.retain_recent_messages,
+        estimate_tokens=budget.estimate_tokens,
+        fixed_tokens=system,
+    )
     first_kept = _user_message_from(start.entries, boundary, options.retain_recent_messages)
     if first_kept is None:
-        where = "no whole-round cut fits the trigger" if boundary is None else \
-            f"no user message from the boundary {boundary!r} on"
-        raise _failure("boundary_unavailable", leaf_id, f"{where} keeps the last {options.retain_recent_messages} "
-                       "messages")
+        where = (
+            "no whole-round cut fits the trigger"
+            if boundary is None
+            else f"no user message from the boundary {boundary!r} on"
+        )
+        raise _failure(
+            "boundary_unavailable", leaf_id, f"{where} keeps the last {options.retain_recent_messages} messages"
+        )
     # Step 3: summarize: a frozen request of copies; look at the token before and after.
     _stop_if_cancelled(cancel, leaf_id, "before summarizing")
     previous = next((entry["summary"] for entry in reversed(path) if entry["type"] == "compaction"), None)
@@ -269,13 +305,19 @@ def compact(store: Any, leaf_id: str, options: CompactionOptions, summarizer: Ca
     entry = _entry_from_reply(path, options, reply, first_kept, before, leaf_id)
     cost = measure(budget, summary_message(entry["summary"]), "the new summary")
     if cost > options.summary_max_tokens:
-        raise _failure("summarizer_failed", leaf_id, f"the summary costs {cost} tokens, more than its budget of "
-                       f"{options.summary_max_tokens}")
+        raise _failure(
+            "summarizer_failed",
+            leaf_id,
+            f"the summary costs {cost} tokens, more than its budget of {options.summary_max_tokens}",
+        )
     _check_kept_facts(previous, entry["summary"], leaf_id)
     context = build_context(path + [entry], budget)
     if context.reason != "complete":
-        raise _failure("over_budget", leaf_id, f"the compacted context ({context.reason}) still does not fit "
-                       f"the window of {budget.max_tokens} tokens")
+        raise _failure(
+            "over_budget",
+            leaf_id,
+            f"the compacted context ({context.reason}) still does not fit the window of {budget.max_tokens} tokens",
+        )
     # Step 5: seal, look at the token one last time, append once.
     sealed = {**entry, CHECKSUM_KEY: entry_checksum(entry)}
     _stop_if_cancelled(cancel, leaf_id, "before appending")
@@ -323,12 +365,13 @@ def _user_message_from(messages: list[Entry], boundary: str | None, retain: int)
     if boundary is None:
         return None
     ids = [entry["id"] for entry in messages]
-    candidates = messages[ids.index(boundary): len(messages) - retain + 1]
+    candidates = messages[ids.index(boundary) : len(messages) - retain + 1]
     return next((entry["id"] for entry in candidates if role(entry) == "user"), None)
 
 
-def _summarize(summarizer: Callable[[SummaryRequest], Any], request: SummaryRequest, cancel: CancellationToken,
-               leaf_id: str) -> Any:
+def _summarize(
+    summarizer: Callable[[SummaryRequest], Any], request: SummaryRequest, cancel: CancellationToken, leaf_id: str
+) -> Any:
     """Call the summarizer once; await what it returns if it is awaitable, watching ``cancel``. Whatever it
     raises is ``summarizer_failed``, except a cancellation, which stays ``cancelled``."""
     try:
@@ -337,16 +380,24 @@ def _summarize(summarizer: Callable[[SummaryRequest], Any], request: SummaryRequ
     except Exception as error:
         if isinstance(error, CompactionError) and error.code == "cancelled":
             raise _failure("cancelled", leaf_id, "while the summarizer was awaited") from error
-        raise _failure("summarizer_failed", leaf_id, f"the summarizer raised {type(error).__name__}: {error}") \
-            from error
+        raise _failure(
+            "summarizer_failed", leaf_id, f"the summarizer raised {type(error).__name__}: {error}"
+        ) from error
 
 
-def _entry_from_reply(path: list[Entry], options: CompactionOptions, reply: Any, first_kept: str,
-                      tokens_before: float, leaf_id: str) -> Entry:
+def _entry_from_reply(
+    path: list[Entry], options: CompactionOptions, reply: Any, first_kept: str, tokens_before: float, leaf_id: str
+) -> Entry:
     """The new entry, made by ``create_compaction_entry``; a reply it refuses is ``summarizer_failed``."""
     try:
-        return create_compaction_entry(path, id=options.new_id(), timestamp=options.clock(), summary=reply,
-                                       first_kept_entry_id=first_kept, tokens_before=tokens_before)
+        return create_compaction_entry(
+            path,
+            id=options.new_id(),
+            timestamp=options.clock(),
+            summary=reply,
+            first_kept_entry_id=first_kept,
+            tokens_before=tokens_before,
+        )
     except ValueError as error:
         if isinstance(error, CompactionError):
             raise
@@ -362,6 +413,9 @@ def _check_kept_facts(previous: dict[str, Any] | None, summary: dict[str, Any], 
     for name in KEPT_FACTS:
         for item in previous[name]:
             if item not in summary[name]:
-                raise _failure("summary_lost_facts", leaf_id, f"{name} item {item!r} of the previous summary "
-                               "is missing")
+                raise _failure(
+                    "summary_lost_facts", leaf_id, f"{name} item {item!r} of the previous summary is missing"
+                )
+
+
 # END LAB 4

@@ -98,4 +98,6 @@ def _check_pairs(group: Interaction, declared: dict[str, str]) -> None:
             raise InteractionError(
                 f"call id {call_id!r} (entry {call_entry!r}): no tool result before the interaction closes"
             )
+
+
 # END LAB 2

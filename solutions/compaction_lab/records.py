@@ -22,14 +22,18 @@ Entry = dict[str, Any]
 """A parsed session entry: a plain dict with the wire format's camelCase keys."""
 
 SUMMARY_FIELDS: tuple[str, ...] = (
-    "goal", "constraints", "completed", "decisions", "changedFiles", "unresolved", "next",
+    "goal",
+    "constraints",
+    "completed",
+    "decisions",
+    "changedFiles",
+    "unresolved",
+    "next",
 )
 """The seven summary fields, in the order a resumed context renders them. ``goal`` is a
 non-empty string; the other six are lists of strings."""
 
-COMPACTION_KEYS = frozenset(
-    {"type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore"}
-)
+COMPACTION_KEYS = frozenset({"type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore"})
 METADATA_TYPES: tuple[str, ...] = ("model_change", "thinking_level_change", "custom")
 """Entry types that change settings or record something the context never shows."""
 
@@ -155,8 +159,9 @@ def guard_entry(obj: dict[str, Any]) -> None:
             stack.append(_members(value, path, where))
         elif kind is str:
             if len(value) > MAX_STRING:
-                raise SessionEntryError(f"{where}: {shown}: a string of {len(value)} code points, "
-                                        f"more than {MAX_STRING}")
+                raise SessionEntryError(
+                    f"{where}: {shown}: a string of {len(value)} code points, more than {MAX_STRING}"
+                )
             units += len(value)
         elif kind not in SCALARS:
             raise SessionEntryError(f"{where}: {shown}: a {kind.__name__} is not plain JSON data")
@@ -308,14 +313,16 @@ def _check_blocks(blocks: Any, allowed: dict[str, tuple[str, ...]], where: str, 
 
 def _check_user(message: dict[str, Any], where: str) -> None:
     if not isinstance(message.get("content"), str):
-        _check_blocks(message.get("content"), {"text": ("text",), "image": ("data", "mimeType")},
-                      where, "message.content")
+        _check_blocks(
+            message.get("content"), {"text": ("text",), "image": ("data", "mimeType")}, where, "message.content"
+        )
 
 
 def _check_assistant(message: dict[str, Any], where: str) -> None:
     blocks = message.get("content")
-    _check_blocks(blocks, {"text": ("text",), "thinking": ("thinking",), "toolCall": ("id", "name")},
-                  where, "message.content")
+    _check_blocks(
+        blocks, {"text": ("text",), "thinking": ("thinking",), "toolCall": ("id", "name")}, where, "message.content"
+    )
     for index, block in enumerate(blocks):
         if block["type"] == "toolCall":
             if not block["id"]:
@@ -330,8 +337,7 @@ def _check_tool_result(message: dict[str, Any], where: str) -> None:
             raise SessionEntryError(f"{where}: message.{key}: expected a non-empty string")
     if not isinstance(message.get("isError"), bool):
         raise SessionEntryError(f"{where}: message.isError: expected a bool")
-    _check_blocks(message.get("content"), {"text": ("text",), "image": ("data", "mimeType")},
-                  where, "message.content")
+    _check_blocks(message.get("content"), {"text": ("text",), "image": ("data", "mimeType")}, where, "message.content")
 
 
 # BEGIN LAB 1
@@ -344,10 +350,13 @@ def _members(value: dict[str, Any] | list[Any], path: str, where: str) -> Iterat
         return
     for key, item in value.items():
         if type(key) is not str:
-            raise SessionEntryError(f"{where}: {path or '(the entry)'}: an object key of type "
-                                    f"{type(key).__name__} is not a string")
+            raise SessionEntryError(
+                f"{where}: {path or '(the entry)'}: an object key of type {type(key).__name__} is not a string"
+            )
         here = f"{path}.{key[:80]}" if path else key[:80]
         if len(key) > MAX_STRING:
             raise SessionEntryError(f"{where}: {here}: a key of {len(key)} code points, more than {MAX_STRING}")
         yield here, item, len(key)
+
+
 # END LAB 1

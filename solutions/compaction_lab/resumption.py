@@ -16,8 +16,13 @@ from .provided.errors import CompactionError
 from .records import SUMMARY_FIELDS, Entry
 
 SUMMARY_HEADINGS: dict[str, str] = {
-    "goal": "Goal", "constraints": "Constraints", "completed": "Completed", "decisions": "Decisions",
-    "changedFiles": "Changed files", "unresolved": "Unresolved", "next": "Next",
+    "goal": "Goal",
+    "constraints": "Constraints",
+    "completed": "Completed",
+    "decisions": "Decisions",
+    "changedFiles": "Changed files",
+    "unresolved": "Unresolved",
+    "next": "Next",
 }
 """How each summary field is headed in the synthetic message, in ``SUMMARY_FIELDS`` order."""
 
@@ -38,8 +43,10 @@ def summary_message(summary: dict[str, Any]) -> dict[str, Any]:
     Fields appear in ``SUMMARY_FIELDS`` order, one heading each; the goal on its heading's
     line, every list item as ``- item`` below its heading, and ``(none)`` for an empty list.
     """
-    lines = ["The conversation before this point was compacted into this summary.",
-             f"{SUMMARY_HEADINGS['goal']}: {summary['goal']}"]
+    lines = [
+        "The conversation before this point was compacted into this summary.",
+        f"{SUMMARY_HEADINGS['goal']}: {summary['goal']}",
+    ]
     for field in SUMMARY_FIELDS[1:]:
         items = summary[field]
         lines.append(f"{SUMMARY_HEADINGS[field]}:" + ("" if items else " (none)"))
@@ -73,7 +80,7 @@ def resume_point(active_path: list[Entry]) -> ResumePoint:
         raise CompactionError(
             f"compaction {compaction['id']!r}: first kept entry {first_kept!r} is not before it on the active path"
         )
-    kept = active_path[before.index(first_kept):]
+    kept = active_path[before.index(first_kept) :]
     if kept[0]["type"] != "message" or kept[0]["message"]["role"] != "user":
         raise CompactionError(
             f"compaction {compaction['id']!r}: first kept entry {first_kept!r} does not start an interaction"

@@ -161,12 +161,22 @@ def recommended_options(max_tokens: float, system_prompt: str = "") -> BudgetOpt
     ``BudgetError`` naming ``max_tokens`` unless it is a finite number >= 0.
     """
     check_tokens(max_tokens, "max_tokens")
-    return BudgetOptions(max_tokens=max_tokens, system_prompt=system_prompt,
-                         reserved_output=max_tokens * OUTPUT_PERCENT / 100, safety_margin=0, estimate_tokens=chars3)
+    return BudgetOptions(
+        max_tokens=max_tokens,
+        system_prompt=system_prompt,
+        reserved_output=max_tokens * OUTPUT_PERCENT / 100,
+        safety_margin=0,
+        estimate_tokens=chars3,
+    )
 
 
 UNIT_WEIGHTS: dict[str, int] = {
-    "requirement": 3, "message": 4, "block": 1, "link": 1, "json_container": 1, "json_scalar": 1,
+    "requirement": 3,
+    "message": 4,
+    "block": 1,
+    "link": 1,
+    "json_container": 1,
+    "json_scalar": 1,
     "image": IMAGE_CHARS,
 }
 """The structural weights of ``estimate_units``, in units; everything else costs its code points."""
@@ -303,5 +313,3 @@ def replay(active_path: list[Entry], options: BudgetOptions, policy: CachePolicy
     # Step 3: otherwise rebuild (from where the previous request started); with headroom, to a lower target.
     # Step 4: a hit when the previous request is the new one's prefix; a miss re-processes all its tokens.
     raise LabNotImplementedError(3, "replay")
-
-

@@ -101,7 +101,6 @@ def create_compaction_entry(
     raise LabNotImplementedError(4, "create_compaction_entry")
 
 
-
 def compaction_trigger(window: float, reserved_output: float, ratio: float = DEFAULT_RATIO) -> int:
     """Going further: the input, in tokens, at which to compact: ``floor((window - reserved_output) * ratio)``.
 
@@ -114,8 +113,7 @@ def compaction_trigger(window: float, reserved_output: float, ratio: float = DEF
     raise LabNotImplementedError(4, "compaction_trigger")
 
 
-def should_compact(estimated_input: float, window: float, reserved_output: float,
-                   ratio: float = DEFAULT_RATIO) -> bool:
+def should_compact(estimated_input: float, window: float, reserved_output: float, ratio: float = DEFAULT_RATIO) -> bool:
     """Going further: True when ``estimated_input`` (tokens) reaches ``compaction_trigger(window,
     reserved_output, ratio)``. ``BudgetError`` naming the argument for a bad number (``estimated_input``
     is checked as an amount of tokens, the others as ``compaction_trigger`` checks them)."""
@@ -138,9 +136,15 @@ def group_tool_rounds(entries: list[Entry]) -> list[list[Entry]]:
     raise LabNotImplementedError(4, "group_tool_rounds")
 
 
-def select_compaction_boundary(active_path: list[Entry], *, target_tokens: float, summary_max_tokens: float,
-                               retain_recent_messages: int, estimate_tokens: Callable[[Any], float],
-                               fixed_tokens: float = 0) -> str | None:
+def select_compaction_boundary(
+    active_path: list[Entry],
+    *,
+    target_tokens: float,
+    summary_max_tokens: float,
+    retain_recent_messages: int,
+    estimate_tokens: Callable[[Any], float],
+    fixed_tokens: float = 0,
+) -> str | None:
     """Going further: where to cut the current context of ``active_path``: the id of the first entry kept.
 
     The messages are those of ``resume_point(active_path).entries`` (lab 5), in ``group_tool_rounds``.
@@ -157,8 +161,14 @@ def select_compaction_boundary(active_path: list[Entry], *, target_tokens: float
     raise LabNotImplementedError(4, "select_compaction_boundary")
 
 
-def compact(store: Any, leaf_id: str, options: CompactionOptions, summarizer: Callable[[SummaryRequest], Any], *,
-            cancel: CancellationToken | None = None) -> CompactionResult:
+def compact(
+    store: Any,
+    leaf_id: str,
+    options: CompactionOptions,
+    summarizer: Callable[[SummaryRequest], Any],
+    *,
+    cancel: CancellationToken | None = None,
+) -> CompactionResult:
     """Going further: compact the session of ``store`` (either store) at ``leaf_id`` if it needs it.
 
     1. When: the estimated input of the current context (system prompt, the latest summary's message,
@@ -187,5 +197,3 @@ def compact(store: Any, leaf_id: str, options: CompactionOptions, summarizer: Ca
     # Step 4: verify: a valid summary, within its budget, keeping the facts; the new context fits.
     # Step 5: seal, look at the token one last time, append once.
     raise LabNotImplementedError(4, "compact")
-
-

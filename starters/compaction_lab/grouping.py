@@ -53,5 +53,3 @@ def group_interactions(entries: list[Entry]) -> list[Interaction]:
     # Step 1: split at user messages; anything before the first one is an error.
     # Step 2: in each interaction, pair calls and results by id alone; no call id twice on the path.
     raise LabNotImplementedError(2, "group_interactions")
-
-

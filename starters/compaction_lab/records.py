@@ -22,14 +22,18 @@ Entry = dict[str, Any]
 """A parsed session entry: a plain dict with the wire format's camelCase keys."""
 
 SUMMARY_FIELDS: tuple[str, ...] = (
-    "goal", "constraints", "completed", "decisions", "changedFiles", "unresolved", "next",
+    "goal",
+    "constraints",
+    "completed",
+    "decisions",
+    "changedFiles",
+    "unresolved",
+    "next",
 )
 """The seven summary fields, in the order a resumed context renders them. ``goal`` is a
 non-empty string; the other six are lists of strings."""
 
-COMPACTION_KEYS = frozenset(
-    {"type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore"}
-)
+COMPACTION_KEYS = frozenset({"type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore"})
 METADATA_TYPES: tuple[str, ...] = ("model_change", "thinking_level_change", "custom")
 """Entry types that change settings or record something the context never shows."""
 
@@ -265,14 +269,16 @@ def _check_blocks(blocks: Any, allowed: dict[str, tuple[str, ...]], where: str, 
 
 def _check_user(message: dict[str, Any], where: str) -> None:
     if not isinstance(message.get("content"), str):
-        _check_blocks(message.get("content"), {"text": ("text",), "image": ("data", "mimeType")},
-                      where, "message.content")
+        _check_blocks(
+            message.get("content"), {"text": ("text",), "image": ("data", "mimeType")}, where, "message.content"
+        )
 
 
 def _check_assistant(message: dict[str, Any], where: str) -> None:
     blocks = message.get("content")
-    _check_blocks(blocks, {"text": ("text",), "thinking": ("thinking",), "toolCall": ("id", "name")},
-                  where, "message.content")
+    _check_blocks(
+        blocks, {"text": ("text",), "thinking": ("thinking",), "toolCall": ("id", "name")}, where, "message.content"
+    )
     for index, block in enumerate(blocks):
         if block["type"] == "toolCall":
             if not block["id"]:
@@ -287,7 +293,4 @@ def _check_tool_result(message: dict[str, Any], where: str) -> None:
             raise SessionEntryError(f"{where}: message.{key}: expected a non-empty string")
     if not isinstance(message.get("isError"), bool):
         raise SessionEntryError(f"{where}: message.isError: expected a bool")
-    _check_blocks(message.get("content"), {"text": ("text",), "image": ("data", "mimeType")},
-                  where, "message.content")
-
-
+    _check_blocks(message.get("content"), {"text": ("text",), "image": ("data", "mimeType")}, where, "message.content")

@@ -1,5 +1,7 @@
-"""What the course provides: the running example, scenarios, errors, stores, checks, views and explorers.
+"""What the course provides; you do not edit these files (your five lab modules sit one level up).
 
-You do not edit these modules; your five lab modules sit one level up (``compaction_lab/records.py``,
-``grouping.py``, ``budget.py``, ``compaction.py``, ``resumption.py``).
+The running example and scenarios (``example``, ``scenarios``), the course's errors (``errors``), the session
+stores (``stores``), token estimators (``estimators``), scripted summarizers (``summarizers``), Pi sessions
+(``pi_import``, ``repair``), the labs' manifest (``labs``); ``checking/``, what a check is; ``notebook/``, what
+the notebooks' cells call.
 """

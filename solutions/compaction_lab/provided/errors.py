@@ -52,10 +52,7 @@ class LabNotImplementedError(NotImplementedError):
         info = lab(lab_number)
         self.lab = lab_number
         self.function = function
-        super().__init__(
-            f"Lab {lab_number} ({info.title}): {function}() is not implemented yet; "
-            f"see {info.notebook}"
-        )
+        super().__init__(f"Lab {lab_number} ({info.title}): {function}() is not implemented yet; see {info.notebook}")
 
     @staticmethod
     def named_in(message: str) -> tuple[int, str] | None:

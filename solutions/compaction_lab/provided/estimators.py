@@ -14,7 +14,7 @@ return an int >= 0.
 - ``example``: the running example's toy.
 
 Figures from ``python benchmarks/bench_estimators.py``: the samples of
-``tests/fixtures/token-samples.json`` measured with four real tokenizers whose files ship inside
+``tests/support/fixtures/token-samples.json`` measured with four real tokenizers whose files ship inside
 the ``litellm`` wheel (OpenAI's ``cl100k_base`` and ``o200k_base``, Anthropic's legacy Claude
 tokenizer, DeepSeek V3's); each figure is the estimate over the largest of the four counts.
 
@@ -159,7 +159,10 @@ def priced_parts(item: str | dict[str, Any]) -> tuple[list[str], int]:
 
 
 ESTIMATORS: dict[str, Callable[[Any], int]] = {
-    "upper_bound": upper_bound, "chars4": chars4, "chars3": chars3, "example": estimate_example_tokens,
+    "upper_bound": upper_bound,
+    "chars4": chars4,
+    "chars3": chars3,
+    "example": estimate_example_tokens,
 }
 """The estimators by name: ``upper_bound`` for real sessions (the default), ``chars4`` (Pi's heuristic,
 to price a session as Pi did), ``chars3`` (the chapter 12 text's), ``example`` for the running example."""

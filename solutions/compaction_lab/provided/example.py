@@ -22,7 +22,15 @@ SYSTEM_PROMPT = "sys"
 """The example's system prompt; it costs 3 tokens."""
 
 EXAMPLE_TOKENS: dict[str, int] = {
-    "u1": 3, "a1": 4, "u2": 3, "a2": 4, "u3": 3, "calls": 3, "r-test": 3, "r-read": 3, "a3": 3,
+    "u1": 3,
+    "a1": 4,
+    "u2": 3,
+    "a2": 4,
+    "u3": 3,
+    "calls": 3,
+    "r-test": 3,
+    "r-read": 3,
+    "a3": 3,
 }
 """What ``estimate_example_tokens`` returns for each example message, by entry id."""
 
@@ -35,33 +43,86 @@ def _text(content: str) -> list[dict[str, str]]:
 
 
 def _message(entry_id: str, parent: str | None, timestamp: int, message: dict[str, Any]) -> Entry:
-    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": timestamp,
-            "message": message}
+    return {"type": "message", "id": entry_id, "parentId": parent, "timestamp": timestamp, "message": message}
 
 
 _ENTRIES: list[Entry] = [
     _message("u1", None, 1, {"role": "user", "content": "Please check that session recovery still works."}),
-    _message("a1", "u1", 2, {"role": "assistant", "content": _text(
-        "I will reopen the JSONL session file and compare every recovered entry."),
-        "stopReason": "stop"}),
+    _message(
+        "a1",
+        "u1",
+        2,
+        {
+            "role": "assistant",
+            "content": _text("I will reopen the JSONL session file and compare every recovered entry."),
+            "stopReason": "stop",
+        },
+    ),
     _message("u2", "a1", 3, {"role": "user", "content": "Also confirm where a JSONL entry is committed."}),
-    _message("a2", "u2", 4, {"role": "assistant", "content": _text(
-        "An entry is committed only once its trailing newline has been written and flushed."),
-        "stopReason": "stop"}),
+    _message(
+        "a2",
+        "u2",
+        4,
+        {
+            "role": "assistant",
+            "content": _text("An entry is committed only once its trailing newline has been written and flushed."),
+            "stopReason": "stop",
+        },
+    ),
     _message("u3", "a2", 5, {"role": "user", "content": "Now run the focused tests for the store."}),
-    _message("calls", "u3", 6, {"role": "assistant", "content": [
-        {"type": "text", "text": "Checking now."},
-        {"type": "toolCall", "id": "read-1", "name": "read", "arguments": {"path": "stores.py"}},
-        {"type": "toolCall", "id": "test-1", "name": "bash",
-         "arguments": {"command": "pytest tests/test_stores.py"}},
-    ], "stopReason": "toolUse"}),
-    _message("r-test", "calls", 7, {"role": "toolResult", "toolCallId": "test-1", "toolName": "bash",
-                                    "content": _text("3 passed in 0.04s"), "isError": False}),
-    _message("r-read", "r-test", 8, {"role": "toolResult", "toolCallId": "read-1", "toolName": "read",
-                                     "content": _text("class JsonlSessionStore: appends one JSON line per entry."),
-                                     "isError": False}),
-    _message("a3", "r-read", 9, {"role": "assistant", "content": _text(
-        "Recovery works; all three focused store tests pass."), "stopReason": "stop"}),
+    _message(
+        "calls",
+        "u3",
+        6,
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Checking now."},
+                {"type": "toolCall", "id": "read-1", "name": "read", "arguments": {"path": "stores.py"}},
+                {
+                    "type": "toolCall",
+                    "id": "test-1",
+                    "name": "bash",
+                    "arguments": {"command": "pytest tests/test_stores.py"},
+                },
+            ],
+            "stopReason": "toolUse",
+        },
+    ),
+    _message(
+        "r-test",
+        "calls",
+        7,
+        {
+            "role": "toolResult",
+            "toolCallId": "test-1",
+            "toolName": "bash",
+            "content": _text("3 passed in 0.04s"),
+            "isError": False,
+        },
+    ),
+    _message(
+        "r-read",
+        "r-test",
+        8,
+        {
+            "role": "toolResult",
+            "toolCallId": "read-1",
+            "toolName": "read",
+            "content": _text("class JsonlSessionStore: appends one JSON line per entry."),
+            "isError": False,
+        },
+    ),
+    _message(
+        "a3",
+        "r-read",
+        9,
+        {
+            "role": "assistant",
+            "content": _text("Recovery works; all three focused store tests pass."),
+            "stopReason": "stop",
+        },
+    ),
 ]
 
 

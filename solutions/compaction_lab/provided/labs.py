@@ -38,8 +38,14 @@ LABS: tuple[Lab, ...] = (
     Lab(1, "record parsing", "records", "parse_compaction_entry", "01_record_parsing.ipynb"),
     Lab(2, "interaction grouping", "grouping", "group_interactions", "02_interaction_grouping.ipynb"),
     Lab(3, "budget projection", "budget", "build_context", "03_budget_projection.ipynb", uses=(2, 5)),
-    Lab(4, "compaction creation", "compaction", "create_compaction_entry", "04_compaction_creation.ipynb",
-        uses=(1, 2, 3, 5)),
+    Lab(
+        4,
+        "compaction creation",
+        "compaction",
+        "create_compaction_entry",
+        "04_compaction_creation.ipynb",
+        uses=(1, 2, 3, 5),
+    ),
     Lab(5, "repeated resumption", "resumption", "resume_point", "05_repeated_resumption.ipynb", uses=(2, 3)),
 )
 

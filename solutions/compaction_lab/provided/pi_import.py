@@ -201,12 +201,28 @@ def with_workbook_compactions(path: list[Entry], compactions: list[PiCompaction]
     ``completed`` holds Pi's markdown summary. Lab 5 then resumes from where Pi cut, without lab 4. The
     other entries are ``path``'s own; ``path`` is not changed."""
     by_id = {compaction.entry_id: compaction for compaction in compactions}
-    return [entry if entry["id"] not in by_id else {
-        "type": "compaction", "id": entry["id"], "parentId": entry["parentId"], "timestamp": entry["timestamp"],
-        "summary": {"goal": PI_SUMMARY_GOAL, "constraints": [], "completed": [by_id[entry["id"]].summary],
-                    "decisions": [], "changedFiles": [], "unresolved": [], "next": []},
-        "firstKeptEntryId": by_id[entry["id"]].first_kept_entry_id, "tokensBefore": by_id[entry["id"]].tokens_before,
-    } for entry in path]
+    return [
+        entry
+        if entry["id"] not in by_id
+        else {
+            "type": "compaction",
+            "id": entry["id"],
+            "parentId": entry["parentId"],
+            "timestamp": entry["timestamp"],
+            "summary": {
+                "goal": PI_SUMMARY_GOAL,
+                "constraints": [],
+                "completed": [by_id[entry["id"]].summary],
+                "decisions": [],
+                "changedFiles": [],
+                "unresolved": [],
+                "next": [],
+            },
+            "firstKeptEntryId": by_id[entry["id"]].first_kept_entry_id,
+            "tokensBefore": by_id[entry["id"]].tokens_before,
+        }
+        for entry in path
+    ]
 
 
 def _decode(file: Path, number: int, raw: bytes) -> dict[str, Any]:
@@ -228,8 +244,10 @@ class _Importer:
             raise PiImportError(f"{file}: line 1: expected a session header with type 'session' and a string id")
         self.version = header.get("version", 1)
         if self.version not in SUPPORTED_VERSIONS or isinstance(self.version, bool):
-            raise PiImportError(f"{file}: line 1: unsupported Pi session version {self.version!r} "
-                                f"(supported: {', '.join(map(str, SUPPORTED_VERSIONS))})")
+            raise PiImportError(
+                f"{file}: line 1: unsupported Pi session version {self.version!r} "
+                f"(supported: {', '.join(map(str, SUPPORTED_VERSIONS))})"
+            )
         self.header = header
         self.entries: list[Entry] = []
         self.compactions: list[PiCompaction] = []
@@ -285,8 +303,9 @@ class _Importer:
             raise self.fail(number, f"timestamp: expected ISO-8601 with a time zone or milliseconds, got {value!r}")
         return (moment - _EPOCH) // timedelta(milliseconds=1)
 
-    def map(self, number: int, kind: Any, common: dict[str, Any],
-            rest: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
+    def map(
+        self, number: int, kind: Any, common: dict[str, Any], rest: dict[str, Any]
+    ) -> tuple[dict[str, Any], str, str]:
         """Return the workbook object, the source label and the target label of one entry."""
         if not isinstance(kind, str) or not kind:
             raise self.fail(number, f"type: expected a non-empty string, got {kind!r}")
@@ -328,14 +347,23 @@ class _Importer:
             raise self.fail(number, f"compaction: tokensBefore: expected a finite number >= 0, got {tokens!r}")
         if not isinstance(summary, str):
             raise self.fail(number, f"compaction: summary: expected a markdown string, got {type(summary).__name__}")
-        return PiCompaction(entry_id=entry_id, line=number, first_kept_entry_id=kept_id, first_kept_line=kept_line,
-                            first_kept_entry_index=index,
-                            tokens_before=tokens, summary=summary)
+        return PiCompaction(
+            entry_id=entry_id,
+            line=number,
+            first_kept_entry_id=kept_id,
+            first_kept_line=kept_line,
+            first_kept_entry_index=index,
+            tokens_before=tokens,
+            summary=summary,
+        )
 
     def session(self, lines: int, torn: TornTail | None) -> PiSession:
         report = PiImportReport(
-            version=self.version, lines=lines, entries=len(self.entries),
+            version=self.version,
+            lines=lines,
+            entries=len(self.entries),
             mappings=tuple(Mapping(source, target, count) for (source, target), count in self.mappings.items()),
-            generated_ids=self.version == 1, torn_tail=torn,
+            generated_ids=self.version == 1,
+            torn_tail=torn,
         )
         return PiSession(self.file, self.header, self.entries, self.compactions, report)

@@ -130,8 +130,14 @@ def interrupted_tool_calls(path: list[Entry]) -> list[InterruptedCall]:
             low, high = sorted((index, call_index))
             between = last_speaker[high - 1]
             if between > low:
-                found.append(InterruptedCall(call_id=entry["message"]["toolCallId"], call_entry_id=call_entry_id,
-                                             result_entry_id=entry["id"], between_entry_id=interaction[between]["id"]))
+                found.append(
+                    InterruptedCall(
+                        call_id=entry["message"]["toolCallId"],
+                        call_entry_id=call_entry_id,
+                        result_entry_id=entry["id"],
+                        between_entry_id=interaction[between]["id"],
+                    )
+                )
     return found
 
 
@@ -160,8 +166,9 @@ def _plan(path: list[Entry], taken: set[str]) -> tuple[dict[str, list[AddedResul
 def _dangling(interaction: list[Entry], number: int, taken: set[str]) -> list[AddedResult]:
     """The interaction's dangling calls, each placed after its batch's last real result (or its call)."""
     position = {entry["id"]: index for index, entry in enumerate(interaction)}
-    result_at = {entry["message"]["toolCallId"]: position[entry["id"]]
-                 for entry in interaction if role(entry) == "toolResult"}
+    result_at = {
+        entry["message"]["toolCallId"]: position[entry["id"]] for entry in interaction if role(entry) == "toolResult"
+    }
     answered = set(result_at)
     found = []
     for entry in interaction:
@@ -172,9 +179,16 @@ def _dangling(interaction: list[Entry], number: int, taken: set[str]) -> list[Ad
                 continue
             answered.add(call["id"])
             entry_id = _free_id(f"{SYNTHETIC_PREFIX}{call['id']}", taken)
-            found.append(AddedResult(entry_id=entry_id, call_id=call["id"], tool_name=call["name"],
-                                     call_entry_id=entry["id"], after_entry_id=interaction[last]["id"],
-                                     interaction=number))
+            found.append(
+                AddedResult(
+                    entry_id=entry_id,
+                    call_id=call["id"],
+                    tool_name=call["name"],
+                    call_entry_id=entry["id"],
+                    after_entry_id=interaction[last]["id"],
+                    interaction=number,
+                )
+            )
     return found
 
 
@@ -189,8 +203,18 @@ def _free_id(wanted: str, taken: set[str]) -> str:
 
 def _synthetic_result(item: AddedResult, after: Entry) -> Entry:
     text = SYNTHETIC_TEXT.format(call_id=item.call_id, tool=item.tool_name)
-    return parse_session_entry({
-        "type": "message", "id": item.entry_id, "parentId": after["id"], "timestamp": after["timestamp"],
-        "message": {"role": "toolResult", "toolCallId": item.call_id, "toolName": item.tool_name,
-                    "content": [{"type": "text", "text": text}], "isError": True},
-    })
+    return parse_session_entry(
+        {
+            "type": "message",
+            "id": item.entry_id,
+            "parentId": after["id"],
+            "timestamp": after["timestamp"],
+            "message": {
+                "role": "toolResult",
+                "toolCallId": item.call_id,
+                "toolName": item.tool_name,
+                "content": [{"type": "text", "text": text}],
+                "isError": True,
+            },
+        }
+    )

@@ -165,8 +165,14 @@ class JsonlSessionStore:
             )
         entry = self._memory.prepare(obj)
         sealed = _unsealed(obj)[1] is not None
-        line = (json.dumps({**entry, CHECKSUM_KEY: entry_checksum(entry)} if sealed else entry,
-                           ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        line = (
+            json.dumps(
+                {**entry, CHECKSUM_KEY: entry_checksum(entry)} if sealed else entry,
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+            + "\n"
+        ).encode("utf-8")
         handle.write(line)
         handle.flush()
         os.fsync(handle.fileno())

@@ -119,8 +119,9 @@ class ScriptedSummarizer:
     counts the calls that got as far as replying.
     """
 
-    def __init__(self, reply: Any = None, *, error: str | None = None,
-                 on_request: Callable[[SummaryRequest], None] | None = None) -> None:
+    def __init__(
+        self, reply: Any = None, *, error: str | None = None, on_request: Callable[[SummaryRequest], None] | None = None
+    ) -> None:
         self.reply, self.error, self.on_request = reply, error, on_request
         self.requests: list[SummaryRequest] = []
         self.finished = 0

@@ -18,6 +18,6 @@ c.Exchange.root = os.environ["WORKBOOK_EXCHANGE"]
 c.Exchange.path_includes_course = False
 
 # The labs' time limit: Validate interrupts a cell after as many seconds as autograde does (the hub passes
-# workbook.course.DEFAULT_CELL_TIMEOUT; the notebooks state it).
+# workbook.course.layout.DEFAULT_CELL_TIMEOUT; the notebooks state it).
 if "WORKBOOK_CELL_TIMEOUT" in os.environ:
     c.Execute.timeout = int(os.environ["WORKBOOK_CELL_TIMEOUT"])

@@ -10,10 +10,10 @@ c.CourseDirectory.root = os.environ["WORKBOOK_COURSE_ROOT"]
 # nbgrader's docs: always keep a log file on a hub; the exchange's errors are only there.
 c.NbGrader.logfile = os.environ["WORKBOOK_NBGRADER_LOG"]
 # The formgrader's Collect button (and `nbgrader collect` here) collects a submission only when its files
-# are owned by the student it names; forged ones go to EXCHANGE/COURSE/quarantine/ (workbook/collect.py).
+# are owned by the student it names; forged ones go to EXCHANGE/COURSE/quarantine/ (workbook/pipeline/collect.py).
 # Where every user has the same uid it refuses; to take the typed names anyway (anyone can then submit
 # as anyone): c.OwnerCheckedCollect.accept_claimed_names = True
-c.ExchangeFactory.collect = "workbook.collect.OwnerCheckedCollect"
+c.ExchangeFactory.collect = "workbook.pipeline.collect.OwnerCheckedCollect"
 
 # The formgrader reads the course's own nbgrader_config.py (written by `workbook build`) only when
 # the service starts, but this file on every request. Loading it from here means a course built

@@ -1,0 +1,71 @@
+"""Lab 1's visible cases: ``parse_session_entry`` on compact-1, and the two stores that parse through it
+(``01_record_parsing.ipynb``). The store cases call the drivers of ``provided/checking/drivers.py``. Going further
+(extra credit): ``parse_session_entry(..., guarded=True)``, which runs ``guard_entry`` first."""
+
+from __future__ import annotations
+
+from compaction_lab.provided.checking.case import Case
+from compaction_lab.provided.scenarios import compacted_path, compaction_object, custom_entry, nested_lists
+
+CASES: tuple[Case, ...] = (
+    Case(
+        "compact_1_parsed_into_a_copy",
+        "lab1_compaction_record",
+        "parse_session_entry(compaction_object('compact-1', 'a3', 'u2'))",
+        "records.parse_session_entry",
+        (compaction_object("compact-1", "a3", "u2"),),
+        copies=True,
+    ),
+    Case(
+        "store_hands_out_copies",
+        "lab1_in_memory_store",
+        "in_memory_store(compacted_path())",
+        "provided.checking.drivers.in_memory_store",
+        (compacted_path(),),
+    ),
+    Case(
+        "store_refuses_an_id_twice",
+        "lab1_in_memory_store",
+        "in_memory_store(compacted_path() + [compaction_object('compact-1', 'a3', 'u2')])",
+        "provided.checking.drivers.in_memory_store",
+        (compacted_path() + [compaction_object("compact-1", "a3", "u2")],),
+        raises="SessionStoreError",
+        naming=("compact-1",),
+    ),
+    Case(
+        "reopened_file_keeps_compact_1",
+        "lab1_jsonl_reopen",
+        "jsonl_reopen(compacted_path())",
+        "provided.checking.drivers.jsonl_reopen",
+        (compacted_path(),),
+    ),
+    # Going further (extra credit)
+    Case(
+        "nested_32_levels_accepted",
+        "lab1_extra_guarded_input",
+        "parse_session_entry(custom_entry('deep-1', nested_lists(31)), guarded=True)",
+        "records.parse_session_entry",
+        (custom_entry("deep-1", nested_lists(31)),),
+        {"guarded": True},
+        copies=True,
+    ),
+    Case(
+        "nested_33_levels_refused",
+        "lab1_extra_guarded_input",
+        "parse_session_entry(custom_entry('deep-1', nested_lists(32)), guarded=True)",
+        "records.parse_session_entry",
+        (custom_entry("deep-1", nested_lists(32)),),
+        {"guarded": True},
+        raises="SessionEntryError",
+        naming=("deep-1", "data[0]"),
+    ),
+    Case(
+        "compact_1_guarded",
+        "lab1_extra_guarded_input",
+        "parse_session_entry(compaction_object('compact-1', 'a3', 'u2'), guarded=True)",
+        "records.parse_session_entry",
+        (compaction_object("compact-1", "a3", "u2"),),
+        {"guarded": True},
+        copies=True,
+    ),
+)

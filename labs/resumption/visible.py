@@ -1,0 +1,66 @@
+"""Lab 5's visible cases: ``resume_point`` and the resumed ``build_context`` (``05_repeated_resumption.ipynb``).
+
+The cases that build a context run the reference ``build_context`` (lab 3) on your ``resume_point``.
+"""
+
+from __future__ import annotations
+
+from compaction_lab.provided.checking.case import Case
+from compaction_lab.provided.checking.wire import options
+from compaction_lab.provided.scenarios import compacted_path, resumed_path, twice_compacted_path
+
+RESUME = "resumption.resume_point"
+BUILD = "budget.build_context"
+
+CASES: tuple[Case, ...] = (
+    Case(
+        "resume_after_compact_1",
+        "lab5_resume_from_compaction",
+        "resume_point(compacted_path())",
+        RESUME,
+        (compacted_path(),),
+        parts=("compaction_id", "summary_message", "entries"),
+    ),
+    Case(
+        "window_43_after_compact_1",
+        "lab5_resume_from_compaction",
+        "build_context(compacted_path(), example_options(max_tokens=43))",
+        BUILD,
+        (compacted_path(), options(43)),
+        parts=("messages", "kept_entry_ids", "compaction_id", "reason", "tokens.messages"),
+    ),
+    Case(
+        "messages_are_copies",
+        "lab5_repeat_and_isolation",
+        "build_context(resumed_path(), example_options(max_tokens=60))",
+        BUILD,
+        (resumed_path(), options(60)),
+        parts=("messages",),
+        copies=True,
+    ),
+    Case(
+        "entries_are_copies",
+        "lab5_repeat_and_isolation",
+        "resume_point(resumed_path())",
+        RESUME,
+        (resumed_path(),),
+        parts=("entries",),
+        copies=True,
+    ),
+    Case(
+        "rebuild_after_changes",
+        "lab5_repeat_and_isolation",
+        "rebuild_context_after_changes(resumed_path(), example_options(max_tokens=60)): build, change every "
+        "returned message, build again",
+        "provided.checking.drivers.rebuild_context_after_changes",
+        (resumed_path(), options(60)),
+    ),
+    Case(
+        "window_60_after_compact_2",
+        "lab5_second_compaction",
+        "build_context(twice_compacted_path(), example_options(max_tokens=60))",
+        BUILD,
+        (twice_compacted_path(), options(60)),
+        parts=("messages", "kept_entry_ids", "compaction_id", "reason"),
+    ),
+)

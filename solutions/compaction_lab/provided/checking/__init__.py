@@ -1,0 +1,3 @@
+"""What a check is: a case (``case``), how its inputs reach a lab function and what it did comes back as plain
+data (``wire``), the scenarios a case may play (``drivers``), the one rule that decides it (``verdict``) and the
+time limit of a call (``limits``). The notebooks, ``workbook check`` and the grader all use these."""

@@ -1,0 +1,229 @@
+"""The one rule that decides whether a case passed, from plain data: ``verdict``.
+
+``verdict(case, observed, expected)`` compares what a lab function did (``wire.observe``'s report, made in the
+notebook, in ``workbook check`` or in the grader's sandboxed runner) with what the reference solution did; the
+grader's judge and the notebook's checks decide by this same function. ``same`` and ``first_difference`` compare
+wire values; ``show`` writes one short and readable.
+"""
+
+from __future__ import annotations
+
+import reprlib
+from dataclasses import dataclass
+from typing import Any
+
+from .. import errors
+from .case import Case
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether one case passed: ``status`` is ``passed``, ``failed``, ``not started``, ``crashed`` or
+    ``timed out``; ``message`` is one sentence (called, got, expected), empty when passed."""
+
+    key: str
+    status: str
+    message: str = ""
+
+    @property
+    def passed(self) -> bool:
+        """True when the case passed."""
+        return self.status == "passed"
+
+
+SHORT = reprlib.Repr()
+SHORT.maxlevel, SHORT.maxlist, SHORT.maxdict, SHORT.maxstring, SHORT.maxother = 3, 8, 8, 80, 80
+
+
+def verdict(case: Case, observed: dict[str, Any], expected: dict[str, Any], sent: list[Any] | None = None) -> Verdict:
+    """Decide ``case`` from the ``observed`` report of ``wire.observe`` and the reference's ``expected`` one.
+
+    ``sent`` is ``[args, kwargs]`` as sent (default ``case.sent()``). An observation may also be
+    ``{"crashed": why}`` or ``{"timed out": why}`` (made by the grader when the runner died or hung).
+    """
+    sent = case.sent() if sent is None else sent
+    for status in ("crashed", "timed out"):
+        if status in observed:
+            return Verdict(case.key, status, f"called {case.call}: {observed[status]}")
+    raised = observed.get("raised")
+    if raised and "LabNotImplementedError" in raised["classes"]:
+        return Verdict(case.key, "not started", raised["message"])
+    failure = _error_failure(case, observed) if case.raises else _value_failure(case, observed, expected)
+    if failure is None and not same(observed.get("inputs_after"), sent):
+        failure = (
+            f"called {case.call}, which changed its inputs{_where(observed.get('inputs_after'), sent)}; "
+            "expected the inputs unchanged"
+        )
+    return Verdict(case.key, "failed", failure) if failure else Verdict(case.key, "passed")
+
+
+def _error_failure(case: Case, observed: dict[str, Any]) -> str | None:
+    raised = observed.get("raised")
+    expected = case.expectation()
+    if raised is None:
+        got = "a value that is not data" if "unserializable" in observed else show(observed.get("returned"))
+        return f"called {case.call}, got {got} and no error, expected {expected}"
+    name, message = _class_name(raised), raised["message"]
+    if case.raises not in raised["classes"] or _also_another_course_error(case.raises, raised["classes"]):
+        return f"called {case.call}, got {name}({SHORT.repr(message)}), expected {expected}"
+    missing = [
+        item
+        for item in case.naming
+        if not any(word in message for word in ((item,) if isinstance(item, str) else item))
+    ]
+    if missing:
+        return f"called {case.call}, got {name}({SHORT.repr(message)}), expected {expected}"
+    return None
+
+
+def _class_name(raised: dict[str, Any]) -> str:
+    """The raised error's class name as a message shows it: at most 80 characters."""
+    name = raised["classes"][0]
+    return name if len(name) <= 80 else name[:80] + "..."
+
+
+def _also_another_course_error(expected: str, classes: list[str]) -> bool:
+    """True when the raised error is also one of the course's other error classes (``provided.errors``),
+    e.g. one class deriving from all of them so that every error case would pass: each error case expects
+    one kind of error, and an error of every kind is none of them."""
+    kind = getattr(errors, expected, None)
+    allowed = {cls.__name__ for cls in kind.__mro__} if isinstance(kind, type) else {expected}
+    return any(name in COURSE_ERRORS and name not in allowed for name in classes)
+
+
+COURSE_ERRORS = frozenset(
+    name
+    for name, value in vars(errors).items()
+    if isinstance(value, type) and issubclass(value, Exception) and value.__module__ == errors.__name__
+)
+"""The names of the error classes ``provided.errors`` defines."""
+
+
+def _value_failure(case: Case, observed: dict[str, Any], expected: dict[str, Any]) -> str | None:
+    want = expected.get("returned")
+    if "raised" in observed:
+        raised = observed["raised"]
+        return f"called {case.call}, got {_class_name(raised)}({SHORT.repr(raised['message'])}), expected {show(want)}"
+    if "unserializable" in observed:
+        return (
+            f"called {case.call}, got a value that is not plain data ({observed['unserializable']}), "
+            f"expected {show(want)}"
+        )
+    got = observed.get("returned")
+    for part in case.parts or ("",):
+        got_part, want_part = extract(got, part), extract(want, part)
+        found = first_difference(got_part, want_part)
+        if found:
+            where, got_value, want_value = found
+            path = f".{part}" if part else ""
+            if where and not where.endswith(" length"):
+                path, got_part, want_part = f"{path}{where}", got_value, want_value
+            got_text = f"{path} = {show(got_part)}" if path else show(got_part)
+            return f"called {case.call}, got {got_text}, expected {show(want_part)}"
+    if case.copies and observed.get("shared"):
+        return (
+            f"called {case.call}, got a result whose {observed['shared'][0]} is an object of its inputs, "
+            "expected deep copies"
+        )
+    return None
+
+
+MISSING = "<missing>"
+
+
+def extract(value: Any, part: str) -> Any:
+    """The part of a wire value at a dotted path (dataclass fields, dict keys, list indexes; ``""`` is the
+    whole value); ``MISSING`` where the path does not lead anywhere."""
+    for step in part.split(".") if part else ():
+        if isinstance(value, dict) and "$dataclass" in value:
+            value = value["fields"].get(step, MISSING)
+        elif isinstance(value, dict):
+            value = value.get(step, MISSING)
+        elif isinstance(value, list) and step.lstrip("-").isdigit() and -len(value) <= int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return MISSING
+    return value
+
+
+def same(got: Any, want: Any) -> bool:
+    """Equality of wire values that tells ``True`` from ``1``: numbers compare by value, bools only with bools."""
+    if isinstance(got, bool) or isinstance(want, bool):
+        return type(got) is type(want) and got == want
+    if isinstance(got, (int, float)) and isinstance(want, (int, float)):
+        return got == want
+    if isinstance(got, list) and isinstance(want, list):
+        return len(got) == len(want) and all(same(a, b) for a, b in zip(got, want, strict=True))
+    if isinstance(got, dict) and isinstance(want, dict):
+        return got.keys() == want.keys() and all(same(got[key], want[key]) for key in want)
+    return type(got) is type(want) and got == want
+
+
+def first_difference(got: Any, want: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The path of the first difference between two wire values (``.field`` of a dataclass, ``[key]``,
+    ``[index]``, `` length``) and the two values there; None when they are the same."""
+    if same(got, want):
+        return None
+    if isinstance(got, dict) and isinstance(want, dict):
+        if got.get("$dataclass") is not None and got.get("$dataclass") == want.get("$dataclass"):
+            found = _first_in_mapping(got["fields"], want["fields"], lambda key: f"{path}.{key}")
+        elif "$dataclass" not in got and "$dataclass" not in want:
+            found = _first_in_mapping(got, want, lambda key: f"{path}[{key!r}]")
+        else:
+            found = None
+        if found:
+            return found
+    if isinstance(got, list) and isinstance(want, list):
+        for index, (a, b) in enumerate(zip(got, want, strict=False)):
+            found = first_difference(a, b, f"{path}[{index}]")
+            if found:
+                return found
+        return f"{path} length", len(got), len(want)
+    return path, got, want
+
+
+def _first_in_mapping(got: dict[str, Any], want: dict[str, Any], where: Any) -> tuple[str, Any, Any] | None:
+    for key in [*want, *(key for key in got if key not in want)]:
+        if key not in got or key not in want:
+            return where(key), got.get(key, MISSING), want.get(key, MISSING)
+        found = first_difference(got[key], want[key], where(key))
+        if found:
+            return found
+    return None
+
+
+def _where(got: Any, want: Any) -> str:
+    found = first_difference(got, want)
+    if not found or not found[0]:
+        return ""
+    path, a, b = found
+    return f" (first difference at {path}: got {show(a)}, expected {show(b)})"
+
+
+def show(value: Any) -> str:
+    """A short, readable form of a wire value: dataclasses as ``Name(field=...)``, tags as Python values."""
+    return SHORT.repr(_readable(value))
+
+
+class _Shown:
+    def __init__(self, name: str, fields: dict[str, Any]) -> None:
+        self.name, self.fields = name, fields
+
+    def __repr__(self) -> str:
+        return f"{self.name}(" + ", ".join(f"{key}={SHORT.repr(value)}" for key, value in self.fields.items()) + ")"
+
+
+def _readable(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_readable(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if "$dataclass" in value:
+        return _Shown(value["$dataclass"], {key: _readable(item) for key, item in value["fields"].items()})
+    if "$float" in value:
+        return float(value["$float"])
+    if "$tuple" in value:
+        return tuple(_readable(item) for item in value["$tuple"])
+    if "$dict" in value:
+        return {key: _readable(item) for key, item in value["$dict"].items()}
+    return {key: _readable(item) for key, item in value.items()}

@@ -1,0 +1,85 @@
+"""What a notebook's test cells and worked examples call: ``check`` and ``expect``.
+
+``check(grade_id)`` is an autograder test cell: it runs that cell's visible cases on your code and prints one
+line per case. ``expect(actual, expected, call)`` is a worked example's one-sentence assertion. Both say what was
+called, what came back and what was expected, and where the two values first differ (the cases' own rule:
+``checking.verdict.first_difference``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+from typing import Any
+
+from ..checking.case import visible_cases
+from ..checking.limits import run_visible
+from ..checking.verdict import SHORT, first_difference
+from ..errors import LabNotImplementedError
+from ..labs import LABS
+from .saved import sync
+
+PRINTED = "What your code printed while these checks ran (shown, never scored):"
+"""The line before what the student's code printed (warnings, log lines, stderr) in a test cell's output."""
+
+
+def check(grade_id: str) -> None:
+    """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
+    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` while the lab is not
+    started). A cell without visible cases says its points are graded by hidden tests. The lab's saved files
+    (``saved.sync``) must compile first: otherwise the checks would run code that is no longer in them.
+
+    What your code prints while the cases run, on stdout or stderr (a warning, a log line, a debug print), is
+    collected and printed after the case lines, below ``PRINTED``, on stdout: it is shown, and never decides
+    anything (nbgrader would score a cell that writes to stderr as failed)."""
+    cases = tuple(
+        case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0])) if case.grade_id == grade_id
+    )
+    if not cases:
+        print(f"{grade_id}: graded by hidden tests when your work is graded; the docstring above says what they check.")
+        return
+    lab = next(item for item in LABS if item.number == cases[0].lab)
+    problems = sync(list(lab.modules)).problems
+    if problems:
+        raise AssertionError(
+            f"{problems[0]}\nFix it and save the file: until then this kernel runs the code it "
+            "loaded before, and no check can pass."
+        )
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
+        warnings.simplefilter("always")  # a warning shown by an earlier cell is shown here again
+        verdicts = run_visible(cases)
+    for case, result in zip(cases, verdicts, strict=True):
+        print(
+            f"{'✓' if result.passed else '✗'} {case.name}: {case.call}"
+            + ("" if result.passed else f"\n    {result.message}")
+        )
+    if printed.getvalue():
+        print(f"{PRINTED}\n{printed.getvalue().rstrip()}")
+    started = [result for result in verdicts if result.status != "not started"]
+    if not started:
+        raise LabNotImplementedError(
+            *(LabNotImplementedError.named_in(verdicts[0].message) or (lab.number, lab.function))
+        )
+    failed = [result for result in verdicts if not result.passed]
+    if failed:
+        raise AssertionError(
+            f"{len(failed)} of {len(verdicts)} checks of {grade_id} failed; the first: {failed[0].message}"
+        )
+
+
+def expect(actual: Any, expected: Any, call: str) -> None:
+    """Raise ``AssertionError`` ("called <call>, got <actual>, expected <expected>") unless equal.
+
+    Long values are shortened; the message then adds where they first differ, e.g.
+    ``first difference at [0]['content']: got 'x', expected 'y'``.
+    """
+    if actual == expected:
+        return
+    message = f"called {call}, got {SHORT.repr(actual)}, expected {SHORT.repr(expected)}"
+    where = first_difference(actual, expected)
+    if where is not None and where[0]:
+        path, got, wanted = where
+        message += f" (first difference at {path}: got {got!r}, expected {wanted!r})"
+    raise AssertionError(message)

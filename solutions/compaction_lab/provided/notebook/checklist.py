@@ -1,0 +1,155 @@
+"""A lab's visible checks, run on the code this process has loaded: one checklist and its one-line summary.
+
+The visible checks are the lab's visible cases (``checking/visible.json``): the same ones the notebook's test cells
+run (``check``) and the grader runs. A lab's checklist holds the checks of its own points; the extra-credit
+cases of its "Going further" part (``Case.extra_credit``) are left to their own notebook cells. The
+notebook's status light (``status.show_status``) shows a lab's checklist; ``workbook check`` runs
+``main`` in a fresh interpreter on your package and prints each lab's ``summary``:
+
+- ``lab 3: 5/5 visible checks pass; hidden tests run at grading``
+- ``lab 4: 11/11 visible checks pass; hidden tests run at grading; extra credit: 0/19 checks pass``
+- ``lab 4: not started (create_compaction_entry raises LabNotImplementedError)``
+- ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not implemented yet; ...);
+  the grader runs lab 3 with a reference lab 2, so its points do not wait for yours``
+- ``lab 3: 3/5 visible checks pass; window_30_keeps_one: called ..., got ..., expected ...``
+- ``lab 3: compaction_lab/budget.py does not compile: line 12: invalid syntax``
+
+Extra-credit checks (``Case.extra_credit``) are listed and counted apart; only the lab's own checks
+decide where it stands: a lab is done without its extra credit.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import sys
+from dataclasses import dataclass
+
+from ..checking.case import Case, is_extra_credit, visible_cases
+from ..checking.limits import run_visible
+from ..checking.verdict import Verdict
+from ..labs import LABS, Lab, lab
+from .saved import load_problem
+
+NOT_STARTED = re.compile(r"Lab (\d+) \(")
+"""The start of a ``LabNotImplementedError`` message: which lab is not started."""
+
+
+@dataclass(frozen=True)
+class Checklist:
+    """Lab ``lab``'s visible ``cases`` and their ``verdicts`` (in order), or the ``problem`` that kept them
+    from running (its module or its cases could not be loaded), in one sentence."""
+
+    lab: Lab
+    cases: tuple[Case, ...] = ()
+    verdicts: tuple[Verdict, ...] = ()
+    problem: str = ""
+
+    @property
+    def own(self) -> tuple[tuple[Case, Verdict], ...]:
+        """The lab's own checks with their verdicts: every visible check but the extra-credit ones."""
+        return tuple(
+            (case, item)
+            for case, item in zip(self.cases, self.verdicts, strict=True)
+            if not is_extra_credit(case.grade_id)
+        )
+
+    @property
+    def extra_credit(self) -> tuple[Verdict, ...]:
+        """The verdicts of the extra-credit checks."""
+        return tuple(
+            item for case, item in zip(self.cases, self.verdicts, strict=True) if is_extra_credit(case.grade_id)
+        )
+
+    @property
+    def passed(self) -> bool:
+        """True when every visible check of the lab's own passed (extra credit apart)."""
+        return not self.problem and bool(self.own) and all(item.passed for _, item in self.own)
+
+    @property
+    def waiting_for(self) -> int | None:
+        """The lab every own check stopped at with ``LabNotImplementedError`` (this lab or one it calls), else None."""
+        if not self.own or any(item.status != "not started" for _, item in self.own):
+            return None
+        found = NOT_STARTED.match(self.own[0][1].message)
+        return int(found[1]) if found else self.lab.number
+
+    def counts(self) -> str:
+        """``"5/5 visible checks pass"``, and ``"; extra credit: 3/19 checks pass"`` when the lab has extra credit."""
+        extra = self.extra_credit
+        return f"{sum(item.passed for _, item in self.own)}/{len(self.own)} visible checks pass" + (
+            f"; extra credit: {sum(item.passed for item in extra)}/{len(extra)} checks pass" if extra else ""
+        )
+
+    @property
+    def state(self) -> str:
+        """``broken`` (a problem), ``not started``, ``blocked`` (by another lab not started), ``failed`` or
+        ``passed``."""
+        if self.problem:
+            return "broken"
+        if self.waiting_for is not None:
+            return "not started" if self.waiting_for == self.lab.number else "blocked"
+        return "passed" if self.passed else "failed"
+
+    def graded_alone(self) -> str:
+        """What a blocked lab's student should know: the grader does not wait for the other lab."""
+        return (
+            f"the grader runs lab {self.lab.number} with a reference lab {self.waiting_for}, so its points "
+            "do not wait for yours"
+        )
+
+    def summary(self) -> str:
+        """One line saying where the lab stands (see the module's docstring)."""
+        head = f"lab {self.lab.number}: "
+        state = self.state
+        if state == "broken":
+            return head + self.problem.splitlines()[0]
+        if state == "not started":
+            return head + f"not started ({self.lab.function} raises LabNotImplementedError)"
+        if state == "blocked":
+            return head + f"blocked by lab {self.waiting_for} ({self.own[0][1].message}); {self.graded_alone()}"
+        own, extra = self.counts().partition("; ")[::2]
+        if state == "passed":
+            return head + f"{own}; hidden tests run at grading" + (f"; {extra}" if extra else "")
+        case, failed = next((case, item) for case, item in self.own if not item.passed)
+        return head + f"{own}; {case.name}: {failed.message}"
+
+
+def run_checklist(number: int) -> Checklist:
+    """Import lab ``number``'s module, run its visible cases here and return the checklist (never raises
+    for the lab's code: an import that fails is the checklist's ``problem``)."""
+    info = lab(number)
+    try:
+        importlib.import_module(f"compaction_lab.{info.module}")
+    except Exception as error:  # your file's own error, reported as the problem
+        return Checklist(info, problem=load_problem(error))
+    try:
+        cases = tuple(visible_cases(number))
+    except Exception as error:  # a package whose provided cases are missing or changed
+        return Checklist(info, problem=f"its visible checks could not be loaded: {type(error).__name__}: {error}")
+    return Checklist(info, cases, tuple(run_visible(cases)))
+
+
+def main(argv: list[str]) -> int:
+    """``workbook check``'s runner: ``argv`` is ``[REPORT, LAB...]`` (no LAB: every lab). Append JSON lines
+    to the file REPORT: first ``{"plan": [LAB...]}``, then one ``{"lab", "summary", "passed"}`` per lab as
+    soon as its checks are done (so a run stopped midway still reports the labs it finished)."""
+    report, *chosen = argv
+    plan = chosen or [str(item.number) for item in LABS]
+    with open(report, "a", encoding="utf-8") as out:
+        out.write(json.dumps({"plan": plan}) + "\n")
+        out.flush()
+        for text in plan:
+            if text not in {str(item.number) for item in LABS}:
+                line = {"summary": f"there is no lab {text}; the labs are 1 to {len(LABS)}", "passed": False}
+            else:
+                checklist = run_checklist(int(text))
+                line = {"summary": checklist.summary(), "passed": checklist.passed}
+            out.write(json.dumps({"lab": text, **line}) + "\n")
+            out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,356 @@
+"""Hostile submissions graded through the real pipeline: one course, one ``workbook autograde --jobs 2
+--isolation required`` batch of the bank in ``hostile_bank.py`` (tricks on the gradebook, source/, the
+solutions, other submissions, the feedback folder, memory and processes) among an honest complete and
+an honest blank control, then ``workbook feedback``.
+
+Each submission gets its honest score, the controls keep theirs, a bystander's gradebook rows, the
+stored test cells, source/, release/ and the submissions are byte-identical afterwards, nothing the
+kernels wrote is in the course, no process outlives the batch, and every trick is shown to work when
+its code runs without a sandbox. Skips where bubblewrap cannot sandbox."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+import uuid
+from io import StringIO
+from pathlib import Path
+
+import nbformat
+import pytest
+from packages import STARTER_PACKAGE
+from rich.console import Console
+
+from hostile_bank import BANK, Submission, build_package, finish_submission
+from workbook.course.layout import ASSIGNMENT, Course
+from workbook.course.submit import submit
+from workbook.paths import REPO, SOLUTIONS
+from workbook.pipeline.autograde import grade_with_progress
+from workbook.pipeline.build import build
+from workbook.pipeline.feedback import feedback
+from workbook.pipeline.grades import read_grades
+from workbook.pipeline.release import HIDDEN, notebook_secrets, release
+
+pytestmark = pytest.mark.slow
+
+BYSTANDER = "s00_bystander"
+DEFINITIONS = (
+    "assignment",
+    "notebook",
+    "base_cell",
+    "grade_cells",
+    "solution_cells",
+    "source_cell",
+    "task_cells",
+    "course",
+)
+"""Gradebook tables that describe the assignment (the stored test cells among them), not a submission."""
+
+
+def tree(folder: Path) -> dict[str, str]:
+    """sha256 of every file under ``folder`` (symlinks as their target text), by relative path."""
+    hashes = {}
+    for path in sorted(folder.rglob("*")):
+        if path.is_symlink():
+            hashes[str(path.relative_to(folder))] = f"-> {path.readlink()}"
+        elif path.is_file():
+            hashes[str(path.relative_to(folder))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashes
+
+
+def gradebook_rows(database: Path, students: list[str]) -> dict[str, list]:
+    """Every row of the definition tables, and every row that belongs to ``students``, as sorted lists."""
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        rows = {table: sorted(map(repr, db.execute(f"SELECT * FROM {table}"))) for table in DEFINITIONS}
+        marks = ",".join("?" * len(students))
+        own = (
+            f"SELECT sn.id FROM submitted_notebook sn JOIN submitted_assignment sa ON sn.assignment_id = sa.id "
+            f"WHERE sa.student_id IN ({marks})"
+        )
+        queries = {
+            "student": (f"SELECT * FROM student WHERE id IN ({marks})", students),
+            "submitted_assignment": (f"SELECT * FROM submitted_assignment WHERE student_id IN ({marks})", students),
+            "submitted_notebook": (f"SELECT * FROM submitted_notebook WHERE id IN ({own})", students),
+            "grade": (f"SELECT * FROM grade WHERE notebook_id IN ({own})", students),
+            "comment": (f"SELECT * FROM comment WHERE notebook_id IN ({own})", students),
+        }
+        for table, (query, arguments) in queries.items():
+            rows[table] = sorted(map(repr, db.execute(query, arguments)))
+    return rows
+
+
+def snapshot(course: Course) -> dict:
+    """What no submission may change: the protected gradebook rows, source/, release/, the submissions and
+    the solutions; and the list of every file of the course."""
+    return {
+        "gradebook": gradebook_rows(course.root / "gradebook.db", [BYSTANDER]),
+        "source": tree(course.root / "source"),
+        "release": tree(course.root / "release"),
+        "submitted": tree(course.root / "submitted"),
+        "solutions": tree(SOLUTIONS),
+        "files": set(tree(course.root)),
+    }
+
+
+def processes_with(marker: str) -> list[int]:
+    """Host processes whose command line or name holds ``marker`` (the bank's per-run marker)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                text = (entry / "cmdline").read_bytes() + (entry / "comm").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in text or marker[:15].encode() in text:
+                found.append(int(entry.name))
+    return found
+
+
+def kill_marked(marker: str) -> None:
+    """Kill what a trick left running outside the sandbox (the power checks)."""
+    for pid in processes_with(marker):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def add_bystander(course: Course) -> None:
+    """A student graded earlier (rows made with nbgrader's API): one hand-given score and a name."""
+    with course.gradebook() as gradebook:
+        gradebook.add_student(BYSTANDER, first_name="Ada", last_name="Lovelace")
+        gradebook.add_submission(ASSIGNMENT, BYSTANDER)
+        notebook = gradebook.find_submission_notebook("01_record_parsing", ASSIGNMENT, BYSTANDER)
+        for grade in notebook.grades:
+            grade.manual_score = 0.5
+        gradebook.db.commit()
+
+
+def printed(notebook: Path) -> str:
+    """What the code of an autograded notebook printed (its stream outputs; tracebacks, which show the
+    instructor the failed tests' code, left out)."""
+    content = nbformat.read(notebook, as_version=4)
+    return "".join(
+        output.get("text", "")
+        for cell in content.cells
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "stream"
+    )
+
+
+@pytest.fixture(scope="module")
+def batch(isolation, tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    course = build(root / "course")
+    release(course)
+    add_bystander(course)
+    marker = f"hx{uuid.uuid4().hex[:13]}"
+    for submission in BANK:
+        package = build_package(submission, root / "packages" / submission.student, course.root, REPO, marker)
+        finish_submission(submission, submit(course, submission.student, package))
+    before = snapshot(course)
+    scratch = Path(shutil.copytree(course.root, root / "scratch"))
+    summary = StringIO()
+    outcomes = grade_with_progress(
+        course, None, jobs=2, timeout=20, console=Console(file=summary, width=300), isolation="required"
+    )
+    pages = feedback(course).pages
+    after = snapshot(course)
+    with course.gradebook() as gradebook:
+        grades = {grade.student: grade for grade in read_grades(gradebook, [item.student for item in BANK])}
+    return {
+        "course": course,
+        "marker": marker,
+        "before": before,
+        "after": after,
+        "scratch": scratch,
+        "outcomes": {outcome.student: outcome for outcome in outcomes},
+        "summary": summary.getvalue(),
+        "grades": grades,
+        "pages": pages,
+    }
+
+
+GRADED = [submission for submission in BANK if submission.expected is not None]
+
+
+@pytest.mark.parametrize("submission", GRADED, ids=[submission.student for submission in GRADED])
+def test_each_submission_gets_its_honest_score(batch, submission: Submission):
+    assert batch["outcomes"][submission.student].status == "graded", batch["outcomes"][submission.student].reason()
+    assert [lab.auto_score for lab in batch["grades"][submission.student].labs] == submission.expected
+    if submission.trick:
+        shown = printed(batch["course"].autograded(submission.student) / "01_record_parsing.ipynb")
+        assert f"HOSTILE {submission.student}: " in shown, "the trick ran (and reported) in the sandbox"
+
+
+def test_the_batch_ran_in_the_sandbox_and_a_symlinked_submission_is_refused_by_name(batch, isolation):
+    assert batch["summary"].startswith(isolation.describe(slots=2))
+    refused = batch["outcomes"]["s11_symlinks"]
+    assert refused.status == "refused"
+    assert f"compaction_lab/records.py is a symlink (to {SOLUTIONS / 'records.py'})" in refused.reason()
+    assert batch["grades"]["s11_symlinks"].labs == ()
+    assert not batch["course"].autograded("s11_symlinks").exists()
+    row = next(line for line in batch["summary"].splitlines() if " s11_symlinks " in line)
+    assert "refused: not graded: compaction_lab/budget.py is a symlink" in row
+
+
+def test_a_malformed_timestamp_is_graded_as_on_time_with_a_note(batch):
+    row = next(line for line in batch["summary"].splitlines() if " s15_bad_timestamp " in line)
+    assert "graded; timestamp.txt is not a time" in row
+    with batch["course"].gradebook() as gradebook:
+        assert gradebook.find_submission(ASSIGNMENT, "s15_bad_timestamp").timestamp is None
+
+
+def test_the_bystander_stored_tests_source_release_and_submissions_are_unchanged(batch):
+    before, after = batch["before"], batch["after"]
+    for part in ("gradebook", "source", "release", "submitted", "solutions"):
+        assert after[part] == before[part], part
+    assert len(before["gradebook"]["grade"]) > 0 and len(before["gradebook"]["source_cell"]) > 0
+
+
+def test_nothing_the_kernels_wrote_reached_the_course(batch):
+    course = batch["course"]
+    allowed = set()
+    for submission in BANK:
+        student = submission.student
+        submitted = set(tree(course.submitted(student)))
+        restored = {name for name in tree(course.source) if not name.endswith(".ipynb")}
+        allowed |= {f"autograded/{student}/{ASSIGNMENT}/{name}" for name in submitted | restored}
+        allowed |= {f"feedback/{student}/{ASSIGNMENT}/{name}" for name in ["timestamp.txt"]}
+        allowed |= {
+            f"feedback/{student}/{ASSIGNMENT}/{Path(name).stem}.html" for name in submitted if name.endswith(".ipynb")
+        }
+        allowed.add(f"logs/autograde/{student}.log")
+        allowed.add(f"grading/results/{student}.json")  # the judge's results, written by the grader
+    allowed |= {f"logs/workers/worker-{slot}.log" for slot in range(2)}  # the grading processes' own logs
+    new = batch["after"]["files"] - batch["before"]["files"]
+    assert sorted(new - allowed) == []
+    own = ("submitted/s12_plant_feedback/", "autograded/s12_plant_feedback/")
+    assert [
+        name for name in batch["after"]["files"] if ("pwned" in name or "planted" in name) and not name.startswith(own)
+    ] == []
+
+
+def test_feedback_holds_only_the_notebook_pages(batch):
+    course = batch["course"]
+    for student in batch["pages"]:
+        names = sorted(path.name for path in course.feedback(student).iterdir())
+        assert names == sorted([*(page.name for page in batch["pages"][student]), "timestamp.txt"]), student
+        assert len(batch["pages"][student]) == 5
+
+
+def test_no_process_outlives_the_batch_and_no_worker_met_a_locked_gradebook(batch):
+    assert processes_with(batch["marker"]) == []
+    logs = {path.stem: path.read_text() for path in (batch["course"].root / "logs" / "autograde").glob("*.log")}
+    assert len(logs) == len(BANK)
+    assert [student for student, text in logs.items() if "database is locked" in text] == []
+
+
+def secret_lines(course: Course) -> list[str]:
+    """Hidden-test lines of the source notebooks and solution lines of the lab regions that the starters lack."""
+    hidden = [
+        line for lines in notebook_secrets(sorted(course.source.glob("*.ipynb")), (HIDDEN,)).values() for line in lines
+    ]
+    starters = "\n".join(path.read_text() for path in STARTER_PACKAGE.rglob("*.py"))
+    solution = []
+    for path in SOLUTIONS.glob("*.py"):
+        inside = False
+        for line in path.read_text().splitlines():
+            inside = (inside or "# BEGIN LAB" in line) and "# END LAB" not in line
+            if inside and len(line.strip()) >= 25 and line.strip() not in starters:
+                solution.append(line.strip())
+    return hidden + solution
+
+
+def test_reading_secrets_finds_nothing_to_print(batch):
+    course = batch["course"]
+    text = "".join(printed(path) for path in sorted(course.autograded("s09_read_secrets").glob("*.ipynb")))
+    attempts = re.findall(r"HOSTILE s09_read_secrets: (could not read|read) (\w+(?: \w+)?) ", text)
+    assert ("could not read", "source notebook") in attempts and ("could not read", "gradebook") in attempts
+    assert ("could not read", "solution") in attempts and ("could not read", "other submission") in attempts
+    assert {what for result, what in attempts if result == "read"} <= {"process"}, "only its own processes"
+    secrets = secret_lines(course)
+    assert len(secrets) > 50
+    assert [line for line in secrets if line in text] == []
+    assert "SQLite format 3" not in text
+    assert str(course.root) not in re.sub(r"could not read [\w ]+? /\S+", "", text), "the course path is not in sight"
+
+
+def test_the_bombs_hit_their_limits(batch):
+    course = batch["course"]
+    memory = printed(course.autograded("s13_memory_bomb") / "01_record_parsing.ipynb")
+    forks = printed(course.autograded("s14_fork_bomb") / "01_record_parsing.ipynb")
+    assert 0 < int(re.search(r"MemoryError after (\d+) MiB", memory)[1]) < 1024
+    assert 0 < int(re.search(r"fork failed after (\d+) children: BlockingIOError", forks)[1]) < 64
+
+
+TRICKS = [submission for submission in BANK if submission.effect]
+
+
+def gradebook_everything(database: Path) -> list:
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=5) as db:
+        return [
+            sorted(map(repr, db.execute(f"SELECT * FROM {table}")))
+            for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+        ]
+
+
+def locked(database: Path) -> bool:
+    try:
+        with sqlite3.connect(database, timeout=0.2) as db:
+            db.execute("BEGIN IMMEDIATE")
+            db.rollback()
+        return False
+    except sqlite3.OperationalError as error:
+        return "locked" in str(error)
+
+
+def eventually(condition, seconds: float = 30.0) -> bool:
+    """Whether ``condition()`` becomes true within ``seconds`` (for the tricks' detached processes)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+@pytest.mark.parametrize("submission", TRICKS, ids=[submission.student for submission in TRICKS])
+def test_every_trick_works_without_a_sandbox(batch, submission: Submission, tmp_path):
+    """The bank's power: each trick's module, imported with no sandbox where nbgrader would start its kernel
+    (a scratch copy of the course taken before grading), does what the sandbox stopped."""
+    course = Path(shutil.copytree(batch["scratch"], tmp_path / "course"))
+    cwd = course / "submitted" / submission.student / ASSIGNMENT
+    database = course / "gradebook.db"
+    rows, source = gradebook_everything(database), tree(course / "source")
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", "import compaction_lab.records"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr
+        if submission.effect == "gradebook":
+            assert eventually(lambda: gradebook_everything(database) != rows)
+        elif submission.effect == "source":
+            assert tree(course / "source") != source
+        elif submission.effect == "lock":
+            assert eventually(lambda: locked(database))
+        elif submission.effect == "leak":
+            assert [line for line in secret_lines(batch["course"]) if line in run.stdout]
+            assert "SQLite format 3" in run.stdout
+        elif submission.effect == "solved":
+            assert f"HOSTILE {submission.student}: running the solutions" in run.stdout
+        elif submission.effect == "planted":
+            assert (cwd / "hidden_tests.html").is_file()
+            assert (course / "feedback" / submission.student / ASSIGNMENT / "planted.html").is_file()
+    finally:
+        kill_marked(batch["marker"])

@@ -1,0 +1,126 @@
+"""Attacks a clever student tried on the judge (a red-team pass), each now part of ``test_judge_bank.py``:
+
+- ``MEMOISER``: replaces ``wire.observe`` with a lookup of the visible cases' expected observations,
+  stripping a twin's renaming first (it strips a ``~xxxxxx`` suffix, the old renaming);
+- ``ERROR_OF_EVERY_KIND``: every lab function raises one class deriving from all the course's errors, whose
+  message lists every key, path and short string of its inputs, so every error case would find its words;
+- ``DEEP_REPORT``: writes report lines the grader cannot read (a JSON list nested 100,000 deep, a line with
+  a list as its key) to the runner's pipe, and rigs the notebook's own checks;
+- ``TWIN_LEAK``: in the hidden cases' sandbox, answers every twin with an error whose class name carries the
+  hidden inputs (compressed), to read them on the feedback page.
+"""
+
+from __future__ import annotations
+
+MEMOISER = r"""
+def _install_memo():
+    import json, re
+    import compaction_lab.provided.checking.case as cases
+    import compaction_lab.provided.checking.wire as wire
+    known = cases.expected_observations()
+    suffix = re.compile(r"(~[0-9a-f]{6})$")
+    real = wire.observe
+
+    def strip(value, found):
+        if isinstance(value, str) and suffix.search(value):
+            match = suffix.search(value)
+            found[value[:match.start()]] = match.group(1)
+            return value[:match.start()]
+        if isinstance(value, list):
+            return [strip(item, found) for item in value]
+        if isinstance(value, dict):
+            return {key: strip(item, found) for key, item in value.items()}
+        return value
+
+    def add(value, found):
+        if isinstance(value, str):
+            for base, tail in found.items():
+                value = re.sub(r"(?<![\w~])" + re.escape(base) + r"(?![\w~])", base + tail, value)
+            return value
+        if isinstance(value, list):
+            return [add(item, found) for item in value]
+        if isinstance(value, dict):
+            return {key: add(item, found) for key, item in value.items()}
+        return value
+
+    def observe(function, args, kwargs):
+        found = {}
+        plain = json.dumps(strip([args, kwargs], found), sort_keys=True)
+        for case in cases.visible_cases():
+            if case.function == function and json.dumps([list(case.args), dict(case.kwargs)], sort_keys=True) == plain:
+                answer = add(dict(known[case.key]), found)
+                answer["inputs_after"] = [args, kwargs]
+                if "returned" in answer:
+                    answer["shared"] = []
+                return answer
+        return real(function, args, kwargs)
+
+    wire.observe = observe
+
+
+_install_memo()
+"""
+
+ERROR_OF_EVERY_KIND = r"""
+def _words(value, path="", out=None):
+    out = [] if out is None else out
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = f"{path}.{key}" if path else key
+            out += [key, here]
+            _words(item, here, out)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _words(item, path, out)
+    elif isinstance(value, str) and len(value) < 40:
+        out.append(value)
+    return out
+
+
+def _raise_every_kind(*args, **kwargs):
+    from compaction_lab.provided import errors
+
+    class Every(errors.SessionEntryError, errors.SessionStoreError, errors.InteractionError, errors.BudgetError,
+                errors.CompactionError):
+        pass
+
+    raise Every(" ".join(dict.fromkeys(_words([list(args), kwargs])))[:1990])
+"""
+
+DEEP_REPORT = r"""
+import compaction_lab.provided.notebook.cells as _cells
+import os as _os
+import sys as _sys
+
+_cells.check = lambda grade_id: None
+if _sys.argv and _sys.argv[0].endswith("runner.py") and len(_sys.argv) >= 4:
+    _os.write(int(_sys.argv[3]), b"[" * 100000 + b"]" * 100000 + b"\n")
+    _os.write(int(_sys.argv[3]), b'{"key": ["x"], "observation": {}}\n{"key": "case-0", "observation": []}\n')
+"""
+
+TWIN_LEAK = r"""
+def _leak():
+    import base64, json, sys, zlib
+    if not (sys.argv and sys.argv[0].endswith("runner.py") and len(sys.argv) >= 4):
+        return
+    cases = json.load(open(sys.argv[1]))
+    text = base64.b64encode(zlib.compress(json.dumps([c["args"] for c in cases]).encode(), 9)).decode()
+    import compaction_lab.provided.checking.wire as wire
+    real, state = wire.observe, {"at": 0}
+
+    def observe(function, args, kwargs):
+        if "id-" in json.dumps([args, kwargs]) or "~" in json.dumps([args, kwargs]):  # a twin, renamed
+            piece, state["at"] = text[state["at"]:state["at"] + 200], state["at"] + 200
+            print("LEAKED " + piece)
+            return {"raised": {"classes": ["L_" + piece, "Exception"], "message": "LEAKED " + piece},
+                    "inputs_after": [args, kwargs]}
+        return real(function, args, kwargs)
+
+    wire.observe = observe
+
+
+try:
+    _leak()
+except Exception:
+    pass
+"""

@@ -1,0 +1,35 @@
+"""``workbook check``: its arguments, then a call into the work."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register ``workbook check``."""
+    parser = subparsers.add_parser(
+        "check",
+        help="run the notebooks' visible checks on your package",
+        description="Run a lab's visible checks (all labs' without LAB), the same "
+        "ones as the notebook's test cells, on the compaction_lab/ package of your "
+        "folder, and print one line per lab. The grader also runs hidden tests. Exit "
+        "status 0 when every chosen lab passes.",
+    )
+    parser.add_argument("lab", type=int, nargs="?", metavar="LAB", help="lab number 1 to 5 (default: all)")
+    parser.add_argument(
+        "--workspace", type=Path, default=Path("."), help="the folder holding your compaction_lab/ (default: .)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace, console) -> int:
+    """``workbook check``: print each lab's line, green when it passes, red otherwise; the exit code."""
+    from workbook.student.check import check_lines
+
+    lines = check_lines(args.workspace, args.lab)
+    for line in lines:
+        console.print(
+            line["summary"], style="green" if line["passed"] else "red", markup=False, highlight=False, soft_wrap=True
+        )
+    return 0 if lines and all(line["passed"] for line in lines) else 1

@@ -1,0 +1,75 @@
+"""``workbook``: one command line for every role's commands, each a thin module of this folder.
+
+A command's module registers its parser with ``add_parser(subparsers)`` and sets ``run(args, console) -> exit
+code`` as the parser's default; it imports the work (nbgrader, the judge) only inside ``run``, so ``workbook
+--help`` and a student's ``workbook check`` never wait for nbgrader. Adding a command is one line in
+``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from workbook.errors import CourseError
+from workbook.lean_imports import skip_iri_grammar
+from workbook.third_party_warnings import ignore_nbgrader_add_submission_warning
+
+DESCRIPTION = (
+    "The compaction workbook's tools. Instructors: build, release, collect (or intake an LMS download), autograde, "
+    "grades, feedback, export, lms push (grades to the LMS), report (in that order, on an nbgrader course "
+    "directory), demo, and validate (do the tests grade right?). "
+    "Students without a hub: practice and check. Anyone: inspect a real coding-agent session under the labs' rules."
+)
+
+COMMANDS = (
+    "build",
+    "release",
+    "collect",
+    "intake",
+    "autograde",
+    "grades",
+    "feedback",
+    "export",
+    "lms",
+    "report",
+    "validate",
+    "demo",
+    "practice",
+    "check",
+    "inspect",
+)
+"""The commands, in the order ``--help`` lists them; each is the module ``workbook.cli.<command>``."""
+
+
+def parser() -> argparse.ArgumentParser:
+    """The ``workbook`` argument parser, every command registered by its own module."""
+    root = argparse.ArgumentParser(
+        prog="workbook", description=DESCRIPTION, epilog="`workbook COMMAND --help` describes one command."
+    )
+    subparsers = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        importlib.import_module(f"workbook.cli.{command}").add_parser(subparsers)
+    return root
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one ``workbook`` command; return its exit code (1 with a one-line message on a course error)."""
+    argv = sys.argv[1:] if argv is None else argv
+    skip_iri_grammar()
+    ignore_nbgrader_add_submission_warning()
+    args = parser().parse_args(argv)
+    from rich.console import Console
+
+    console = Console()
+    try:
+        code = args.run(args, console)
+    except CourseError as error:
+        console.print(f"[red]workbook {args.command}: {error}[/]", highlight=False)
+        return 1
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

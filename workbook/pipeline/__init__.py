@@ -1,0 +1,1 @@
+"""The instructor's pipeline: release, collect, autograde, grades, feedback, export, report."""

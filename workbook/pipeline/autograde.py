@@ -1,0 +1,230 @@
+"""``workbook autograde``'s work: every submission graded, students in parallel, then the table.
+
+Every student is graded by one of ``jobs`` long-lived worker processes (``workbook.pipeline.workers``: nbgrader is
+imported once per worker, not once per student), one student at a time each, each worker in its own sandbox
+slot (as root a uid this run holds alone on the machine, ``workbook.grading.sandbox_users``: a run that finds
+none free says so and waits). A worker that dies or hangs costs only the student it was grading (its status
+and log say why: ``logs/autograde/STUDENT.log``) and is replaced. ``jobs`` defaults to the number of cores
+this process may use. Grading one student is ``workbook.pipeline.student_grading``.
+
+Before a student is sent to a worker, ``workbook.course.intake`` checks the submission: a refused one (symlinks,
+special files, oversized files) is not graded and its status names the problem; a malformed
+``timestamp.txt`` is graded as on time (nbgrader's rule for a submission without one) with a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from workbook.course.accidents import failure_reason
+from workbook.course.intake import check_submission
+from workbook.course.layout import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, Course, require_released
+from workbook.errors import CourseError
+from workbook.grading.isolation import course_isolation
+from workbook.grading.results import status_notes
+from workbook.grading.sandbox import Isolation
+from workbook.grading.sandbox_users import USERS
+from workbook.pipeline.grades import grade_table, notebook_names, read_grades
+from workbook.pipeline.notes import print_closing_notes
+from workbook.pipeline.student_grading import log_path
+from workbook.pipeline.workers import DEFAULT_SUBMISSION_TIMEOUT, Finished, WorkerPool, default_jobs
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How grading one student ended: ``status`` is ``graded`` (the judge scored every lab), ``failed``,
+    ``timed out`` or ``refused`` (by intake, not graded); ``executed`` says whether nbgrader executed every
+    notebook; ``log`` is the log file; ``why`` what happened to a worker that did not finish, or what intake
+    refused."""
+
+    student: str
+    status: str
+    seconds: float
+    log: Path
+    executed: bool = True
+    why: str = ""
+
+    @property
+    def graded(self) -> bool:
+        """True when autograde finished for this student."""
+        return self.status == "graded"
+
+    def reason(self) -> str:
+        """Why grading did not finish (e.g. ``DeadKernelError: Kernel died``, the last exception line of the
+        log, or ``not graded: ...`` for a refused submission), with the log's path; empty when graded."""
+        if self.graded:
+            return ""
+        if self.status == "refused":
+            return f"not graded: {self.why}"
+        text = self.log.read_text(errors="replace") if self.log.exists() and not self.why else ""
+        found = self.why or failure_reason(text)
+        return f"{found} (see {self.log})" if found else f"see {self.log}"
+
+
+def select_students(course: Course, students: list[str] | None) -> list[str]:
+    """The students to grade: ``students`` (each must have a submission) or everyone under ``submitted/``.
+
+    Raises ``CourseError`` for a folder that is not a course, naming a student without a submission, or when
+    there is none at all.
+    """
+    course.require()
+    submitted = course.students()
+    if students:
+        missing = [student for student in students if student not in submitted]
+        if missing:
+            raise CourseError(f"no submission under {course.root / 'submitted'} for: {', '.join(missing)}")
+        return list(dict.fromkeys(students))
+    if not submitted:
+        raise CourseError(f"no submissions under {course.root / 'submitted'}")
+    return submitted
+
+
+def cell_timeout(course: Course) -> int:
+    """The course config's ``Execute.timeout`` (seconds per cell), ``DEFAULT_CELL_TIMEOUT`` if unset."""
+    return int(course.config().Execute.get("timeout", DEFAULT_CELL_TIMEOUT))
+
+
+def autograde(
+    course: Course,
+    students: list[str] | None = None,
+    jobs: int | None = None,
+    timeout: int | None = None,
+    submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
+    on_start: Callable[[str], None] = lambda student: None,
+    on_done: Callable[[Outcome], None] = lambda outcome: None,
+    isolation: Isolation | None = None,
+) -> list[Outcome]:
+    """Grade ``students`` (default: all submitted) with ``jobs`` workers (default ``default_jobs()``); return
+    the outcomes in student order.
+
+    ``timeout`` is the per-cell limit in seconds (default: the course config's), ``submission_timeout`` the
+    limit for one student. ``on_start``/``on_done`` are called in this process as students start and finish.
+    ``isolation`` (default ``course_isolation(course)``) is what every worker's kernels and runners get:
+    sandboxed (the workers then require it) or not. Submissions that intake refuses are not graded.
+    Raises ``CourseError`` for a folder that is not a course, an unknown student, no submissions, or an
+    unreleased assignment, and ``SandboxUnavailable`` when the course requires a sandbox that this machine
+    cannot give.
+    """
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs < 1:
+        raise CourseError(f"--jobs must be at least 1, got {jobs}")
+    chosen = select_students(course, students)
+    require_released(course)
+    isolation = isolation or course_isolation(course)
+    timeout = timeout or cell_timeout(course)
+    done: dict[str, Outcome] = {}
+    accepted = []
+    for student in chosen:
+        intake = check_submission(course.submitted(student))
+        if intake.accepted:
+            accepted.append(student)
+            continue
+        on_start(student)
+        done[student] = _refuse(course, student, "; ".join(intake.refused))
+        on_done(done[student])
+
+    def outcome(finished: Finished) -> Outcome:
+        return Outcome(
+            finished.student,
+            finished.status,
+            finished.seconds,
+            log_path(course, finished.student),
+            executed=bool(finished.report.get("all_executed", True)),
+            why=finished.why,
+        )
+
+    if accepted:
+        settings = {"timeout": timeout, "isolation": "required" if isolation.enforced else "off"}
+        workers = min(jobs, len(accepted))
+        # as root the workers' sandboxes run as uids this run holds alone on the machine (it may wait for them)
+        users = USERS.handed_down(workers) if isolation.enforced and isolation.as_root else {}
+        with WorkerPool(course, workers, users) as pool:
+            finished = pool.grade(
+                accepted, settings, submission_timeout, on_start, on_done=lambda finished: on_done(outcome(finished))
+            )
+        done.update({student: outcome(finished[student]) for student in accepted})
+    return [done[student] for student in chosen]
+
+
+def _refuse(course: Course, student: str, problems: str) -> Outcome:
+    """The outcome of a submission intake refused; the log says why."""
+    log = log_path(course, student)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"[workbook] submission refused, not graded: {problems}\n", encoding="utf-8")
+    return Outcome(student, "refused", 0.0, log, why=problems)
+
+
+def grade_with_progress(
+    course: Course,
+    students: list[str] | None,
+    jobs: int | None,
+    timeout: int | None,
+    console: Console,
+    submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
+    isolation: str | None = None,
+) -> list[Outcome]:
+    """``autograde`` with a rich progress bar (one step per student), then the summary table; return the outcomes.
+
+    Prints the isolation in force (``course_isolation`` of ``isolation``) first; raises ``SandboxUnavailable``
+    before grading anything when it is ``required`` and this machine cannot sandbox."""
+    chosen = select_students(course, students)
+    sandbox = course_isolation(course, isolation)
+    console.print(sandbox.describe(slots=min(jobs or default_jobs(), len(chosen))), highlight=False)
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        task = progress.add_task("autograding", total=len(chosen))
+        active: list[str] = []
+
+        def started(student: str) -> None:
+            active.append(student)
+            progress.update(task, description=f"autograding {', '.join(active)}")
+
+        def finished(outcome: Outcome) -> None:
+            active.remove(outcome.student)
+            progress.update(task, advance=1, description=f"autograding {', '.join(active)}" if active else "done")
+
+        outcomes = autograde(
+            course,
+            chosen,
+            jobs=jobs,
+            timeout=timeout,
+            submission_timeout=submission_timeout,
+            on_start=started,
+            on_done=finished,
+            isolation=sandbox,
+        )
+    print_summary(course, outcomes, console)
+    return outcomes
+
+
+def status_text(course: Course, outcome: Outcome) -> str:
+    """The status column of ``outcome`` (rich markup; the student-controlled parts escaped): ``graded`` and the
+    student's notes (``scoring.status_notes``: labs whose judging hit a limit, a malformed timestamp,
+    accidents, notebooks not executed, cells marked for review); or the status in red and why."""
+    if not outcome.graded:
+        return f"[red]{outcome.status}[/]: {escape(outcome.reason())}"
+    return escape("; ".join(["graded", *status_notes(course, outcome.student)]))
+
+
+def print_summary(course: Course, outcomes: list[Outcome], console: Console) -> None:
+    """The per-student, per-lab table of the graded students, with each one's status; then the notes on
+    hand-graded answers still to grade, late penalties and cells marked for review."""
+    status = {outcome.student: status_text(course, outcome) for outcome in outcomes}
+    with course.gradebook() as gradebook:
+        grades = read_grades(gradebook, [outcome.student for outcome in outcomes])
+        notebooks = notebook_names(gradebook)
+    console.print(grade_table(grades, notebooks, status, title=f"autograde: {ASSIGNMENT}"))
+    print_closing_notes(console, course, grades)

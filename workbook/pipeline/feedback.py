@@ -1,0 +1,201 @@
+"""``workbook feedback``: nbgrader's HTML feedback, with every test cell showing the judge's results.
+
+nbgrader renders each autograded notebook. What the student's kernel printed in a test cell came from the
+student's process, so ``JudgeResults`` (in ``GenerateFeedback.preprocessors``, see ``workbook.course.layout``)
+replaces the outputs of every autograded cell with the judge's results for that cell, one line per case:
+
+- a visible case: ``✓ name: the call`` or ``✗ name: called ..., got ..., expected ...`` (cut to
+  ``MESSAGE_CHARS``);
+- a hidden case: ``✓ hidden test name`` or ``✗ hidden test name: the instructor's hint``. Nothing of a
+  hidden case's inputs, code or of what the student's code did with them is shown.
+
+Below them stays what the student's own code printed while the notebook ran that cell's visible cases
+(warnings, log lines, stderr: ``check`` collects it under its ``PRINTED`` line), shown and never scored.
+
+The scores on the page are the gradebook's, which the judge wrote, less the late penalty, which is first
+recomputed from the current scores (``workbook.course.late``; nbgrader's page states it), with extra credit apart
+(nbgrader counts it in a cell's and the notebook's score): a cell scored above its points shows its points
+and, in its results, the extra credit; the notebook's score leaves it out, and a first cell states it,
+"Score: 10/10 +6" (never 16/10). Feedback is generated student by student: a page that fails to render or
+shows a hidden case's call is removed, that student is named, and the others get theirs. (A hidden case's
+call that is public anyway, e.g. a visible case shows the same call, is not a secret:
+``release.hidden_case_secrets``.) A notebook nbgrader could not execute has a page without outputs, or none
+when nbgrader could not grade it at all (the status says which).
+
+The feedback folder holds the notebooks' HTML pages and nothing else of the graded folder: nbgrader's
+``GenerateFeedback`` copies every other file of ``autograded/STUDENT/ASSIGNMENT`` there (the package with
+the restored instructor modules, anything a submission planted); ``PagesOnly`` copies only the two
+bookkeeping files nbgrader's ``release_feedback`` reads.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbconvert.preprocessors import Preprocessor
+from nbformat import NotebookNode
+from nbformat.v4 import new_markdown_cell, new_output
+from nbgrader.converters import GenerateFeedback
+from nbgrader.utils import capture_log, temp_attrs
+from traitlets import Bool
+from traitlets.config import Config
+
+from workbook.course.late import refresh_late_penalties
+from workbook.course.layout import ASSIGNMENT, Course, CourseError, configured_course
+from workbook.grading.reference import import_reference
+from workbook.grading.results import read_results
+from workbook.pipeline.grades import points_text, with_extra_credit
+from workbook.pipeline.release import hidden_case_secrets
+
+MESSAGE_CHARS = 400
+"""A failed visible case's sentence is cut to this many characters on the page."""
+
+
+def case_lines(cases: list[dict]) -> str:
+    """The text shown in a test cell for the judge's ``cases`` of that cell (see the module)."""
+    lines = []
+    for case in cases:
+        name = case["key"].split("/", 1)[1]
+        mark = "✓" if case["status"] == "passed" else "✗"
+        if case["hidden"]:
+            lines.append(f"{mark} hidden test {name}" + ("" if mark == "✓" else f": {case['hint']}"))
+        elif mark == "✓":
+            lines.append(f"✓ {name}: {case['call']}")
+        else:
+            message = case["message"]
+            cut = message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + " ..."
+            lines.append(f"✗ {name}: {cut}")
+    return "\n".join(lines) + "\n"
+
+
+class JudgeResults(Preprocessor):
+    """Feedback preprocessor: each autograded cell's outputs become the judge's results for it, and extra
+    credit is set apart from the scores ``GetGrades`` put on the page (see the module)."""
+
+    enabled = Bool(True, help="nbconvert runs a preprocessor only when enabled").tag(config=True)
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        """Replace the outputs of every autograded cell of ``nb`` by ``case_lines`` of its cases."""
+        course = configured_course(self.config)
+        import_reference()
+        from compaction_lab.provided.notebook.cells import PRINTED
+
+        results = read_results(course, resources["nbgrader"]["student"]) or {"labs": []}
+        by_cell: dict[str, list[dict]] = {}
+        for lab in results["labs"]:
+            for case in lab["cases"]:
+                by_cell.setdefault(case["grade_id"], []).append(case)
+        for cell in nb.cells:
+            flags = cell.metadata.get("nbgrader", {})
+            if cell.cell_type == "code" and flags.get("grade") and not flags.get("solution"):
+                cases = by_cell.get(flags.get("grade_id"), [])
+                text = case_lines(cases) if cases else "This cell was not judged.\n"
+                printed = "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
+                if PRINTED in printed:
+                    text += "\n" + PRINTED + printed.split(PRINTED, 1)[1]
+                cell.outputs = [new_output("stream", name="stdout", text=text)]
+        extra = sum(set_extra_credit_apart(cell) for cell in nb.cells)
+        if extra and "score" in resources["nbgrader"]:
+            resources["nbgrader"]["score"] -= extra
+            score = with_extra_credit(resources["nbgrader"]["score"], resources["nbgrader"]["max_score"], extra)
+            nb.cells.insert(
+                0,
+                new_markdown_cell(
+                    f"**Score: {score}** (+{points_text(extra)}: extra credit, outside this notebook's points)"
+                ),
+            )
+        return nb, resources
+
+
+def set_extra_credit_apart(cell: NotebookNode) -> float:
+    """The extra credit of a grade ``cell`` scored above its points (0 for any other cell): its shown score
+    becomes its points, and a test cell's results say the extra credit first."""
+    flags = cell.metadata.get("nbgrader", {})
+    extra = float(flags.get("score") or 0) - float(flags.get("points") or 0) if flags.get("grade") else 0.0
+    if extra <= 0:
+        return 0.0
+    flags["score"] = flags["points"]
+    if cell.cell_type == "code" and cell.outputs:
+        cell.outputs[0].text = f"extra credit: +{points_text(extra)}\n" + cell.outputs[0].text
+    return extra
+
+
+class PagesOnly(GenerateFeedback):
+    """nbgrader's ``GenerateFeedback`` that writes the notebooks' HTML pages and copies, of the graded
+    folder's other files, only ``BOOKKEEPING`` (``release_feedback`` reads them), never the rest."""
+
+    BOOKKEEPING = ("timestamp.txt", "submission_secret.txt")
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        """Copy the bookkeeping files that are regular files (not links) to the feedback folder."""
+        source = Path(self._format_source(assignment_id, student_id))
+        dest = Path(self._format_dest(assignment_id, student_id))
+        for name in self.BOOKKEEPING:
+            if (source / name).is_file() and not (source / name).is_symlink():
+                dest.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source / name, dest / name)
+
+
+def generate_pages(course: Course, student: str) -> dict:
+    """nbgrader's feedback generation for ``student`` (forced), with ``PagesOnly``; nbgrader's result dict."""
+    api = course.api()
+    with temp_attrs(api.coursedir, assignment_id=ASSIGNMENT, student_id=student):
+        converter = PagesOnly(coursedir=api.coursedir, parent=api)
+        converter.update_config(Config({"HTMLExporter": {"template_name": "feedback"}}))
+        converter.force = True
+        return capture_log(converter)
+
+
+def html_text(path: Path) -> str:
+    """The text a reader sees in an HTML file: tags removed, entities decoded."""
+    return html.unescape(re.sub(r"<[^>]+>", "", path.read_text(encoding="utf-8", errors="replace")))
+
+
+def shown_secrets(pages: list[Path], secrets: list[str]) -> list[str]:
+    """``file: shows 'call'`` for every page of ``pages`` that shows one of ``secrets``."""
+    problems = []
+    for page in pages:
+        text = html_text(page)
+        problems += [f"{page}: shows {secret!r}" for secret in secrets if secret in text]
+    return problems
+
+
+@dataclass
+class FeedbackReport:
+    """What ``feedback`` made: ``pages`` per student, and the students whose feedback was ``withheld`` (why)."""
+
+    pages: dict[str, list[Path]] = field(default_factory=dict)
+    withheld: dict[str, str] = field(default_factory=dict)
+
+
+def feedback(course: Course) -> FeedbackReport:
+    """Generate and check the feedback of every autograded student, one at a time (see the module).
+
+    Raises ``CourseError`` when nothing is autograded yet.
+    """
+    students = sorted(path.parent.name for path in (course.root / "autograded").glob(f"*/{ASSIGNMENT}"))
+    if not students:
+        raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
+    secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
+    refresh_late_penalties(course)
+    report = FeedbackReport()
+    for student in students:
+        result = generate_pages(course, student)
+        pages = sorted(course.feedback(student).glob("*.html"))
+        problems = [] if result["success"] else [_last_line(result)]
+        problems += shown_secrets(pages, secrets)
+        if problems:
+            shutil.rmtree(course.feedback(student), ignore_errors=True)
+            report.withheld[student] = problems[0]
+        else:
+            report.pages[student] = pages
+    return report
+
+
+def _last_line(result: dict) -> str:
+    text = f"{result.get('log', '')}\n{result.get('error', '')}".strip().splitlines()
+    return f"nbgrader generate_feedback failed: {text[-1] if text else 'no log'}"

@@ -1,0 +1,168 @@
+"""Grading one student: nbgrader's autograde, notebook by notebook, each lab then scored by the judge.
+
+``grade_one`` is what a worker runs for a student. nbgrader autogrades each notebook on its own
+(``CourseDirectory.notebook_id``), in sandboxed kernels (``workbook.grading.kernel``, over Unix sockets, so
+parallel workers never race for a TCP port); the course config's last autograde preprocessor, the judge
+(``workbook.grading.scoring.JudgeNotebook``), then scores that notebook's lab outside the student's process and
+writes its points into the gradebook. A kernel that crashes, hangs or calls ``os._exit`` costs only the
+notebook where it happened, and only its feedback: that notebook is autograded again without ``Execute``
+(``without_execution``), so the judge still scores its lab, its written answer still reaches the
+formgrader and its page still shows the judge's results, without outputs. The judge then scores any lab
+whose notebook nbgrader could not grade at all (missing, unreadable), and late penalties are recomputed
+(``workbook.course.late``). What intake and nbgrader repaired or could not do (a malformed timestamp, a copied,
+deleted or edited cell, a renamed, missing or extra notebook, a notebook not executed:
+``workbook.course.accidents``) is kept as notes in the student's results and shown in the status.
+
+The gradebook stays consistent because each worker writes only its own student's rows, and
+nbgrader commits in short transactions. For SQLite, concurrent writers must wait for each other
+instead of failing with "database is locked": every SQLite connection the worker opens gets
+``PRAGMA busy_timeout`` (``SQLITE_BUSY_TIMEOUT`` seconds). PostgreSQL needs nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+from nbgrader.apps import NbGraderAPI
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from traitlets.config import Config
+from traitlets.utils.importstring import import_item
+
+from workbook.course.accidents import failure_reason, grade_ids, log_notes, plan_notebooks, stage_renamed
+from workbook.course.intake import LenientTimestamps, read_timestamp
+from workbook.course.late import refresh_late_penalties
+from workbook.course.layout import ASSIGNMENT, Course
+from workbook.grading.isolation import course_isolation
+from workbook.grading.results import results_path
+from workbook.grading.scoring import finish_results
+from workbook.third_party_warnings import ignore_nbgrader_add_submission_warning
+
+SQLITE_BUSY_TIMEOUT = 120
+"""Seconds an SQLite writer waits for another process's transaction before giving up."""
+
+
+STAGED = "grading/staged"
+"""Where a submission with a renamed notebook is copied, renamed back, for nbgrader while it grades it (relative
+to the course; removed afterwards)."""
+
+
+def log_path(course: Course, student: str) -> Path:
+    """Where the autograde log of ``student`` is written: ``COURSE/logs/autograde/STUDENT.log``."""
+    return course.root / "logs" / "autograde" / f"{student}.log"
+
+
+def sqlite_busy_timeout(seconds: float) -> None:
+    """Make every SQLite connection opened from now on in this process wait ``seconds`` for a lock."""
+
+    @event.listens_for(Engine, "connect")
+    def _set_busy_timeout(dbapi_connection, connection_record) -> None:
+        if type(dbapi_connection).__module__.startswith("sqlite3"):
+            dbapi_connection.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+
+
+def prepare_worker() -> None:
+    """Once per worker process: SQLite busy timeout, nbgrader's known warning silenced."""
+    ignore_nbgrader_add_submission_warning()  # nbgrader's own SQLAlchemy 2 noise in every log, see that module
+    sqlite_busy_timeout(SQLITE_BUSY_TIMEOUT)
+
+
+def grading_config(course: Course, timeout: int, isolation: str | None, slot: int) -> Config:
+    """The course config for one worker's autograde: the cell ``timeout``, the kernels' and runners' sandbox
+    (``isolation``, default the course config's, and ``slot``)."""
+    config = course.config()
+    config.Execute.timeout = timeout
+    # A notebook's outputs are all in once its last cell ran: its kernel is stopped at once instead of shut down
+    # gracefully (nbclient's default), which saves about a quarter of the in-kernel pass's CPU time.
+    config.Execute.shutdown_kernel = "immediate"
+    if isolation:
+        config.SandboxKernelManager.isolation = isolation
+    config.SandboxKernelManager.slot = slot
+    return config
+
+
+def autograde_notebooks(course: Course, student: str, config: Config) -> tuple[list[str], list[str]]:
+    """nbgrader's autograde of ``student`` with ``config``, one notebook at a time (each judged by
+    ``JudgeNotebook``), each from the file ``plan_notebooks`` picks (a renamed copy through a staged copy of the
+    submission); print each one's nbgrader log and return the notebooks nbgrader executed and the notes on
+    what it repaired or could not do."""
+    source = {path.stem: grade_ids(path) for path in course.source.glob("*.ipynb")}
+    plan = plan_notebooks(course.submitted(student), source)
+    shutil.rmtree(course.autograded(student), ignore_errors=True)
+    config = copy.deepcopy(config)
+    if plan.renamed:
+        stage_renamed(course.submitted(student), plan, course.root / STAGED / student / ASSIGNMENT)
+        config.CourseDirectory.submitted_directory = STAGED
+    executed, notes = [], list(plan.notes)
+    for name in plan.files:
+        config.CourseDirectory.notebook_id = name
+        result = api(config).autograde(ASSIGNMENT, student, force=True, create=True)
+        text = f"{result.get('log', '')}\n{result.get('error', '')}"
+        print(f"[workbook] {name}.ipynb", text, sep="\n", flush=True)
+        notes += [f"{name}: {note}" for note in log_notes(text)]
+        if result["success"]:
+            executed.append(name)
+            continue
+        result = api(without_execution(config)).autograde(ASSIGNMENT, student, force=True, create=True)
+        print(
+            f"[workbook] {name}.ipynb again, not executed",
+            result.get("log", ""),
+            result.get("error", ""),
+            sep="\n",
+            flush=True,
+        )
+        then = (
+            (
+                "graded without running it: its tests by the judge, its written answer by hand; its feedback "
+                "page shows no outputs"
+            )
+            if result["success"]
+            else "nbgrader could not grade it: no feedback page"
+        )
+        notes.append(f"{name}.ipynb could not be executed ({failure_reason(text) or 'see the log'}): {then}")
+    shutil.rmtree(course.root / STAGED / student, ignore_errors=True)
+    return executed, notes
+
+
+def api(config: Config) -> NbGraderAPI:
+    """nbgrader's API on ``config`` reading ``timestamp.txt`` leniently (``workbook.course.intake``)."""
+    return NbGraderAPI(coursedir=LenientTimestamps(config=config), config=config)
+
+
+def without_execution(config: Config) -> Config:
+    """A copy of ``config`` whose autograde runs every preprocessor of nbgrader's but ``Execute`` (or the
+    sandboxed one): the notebook is sanitized and saved, its answers graded, its code not run; the judge
+    (told so by ``JudgeNotebook.executed``) scores its tests."""
+    config = copy.deepcopy(config)
+    steps = config.Autograde.get(
+        "autograde_preprocessors", Autograde.class_traits()["autograde_preprocessors"].default()
+    )
+    config.Autograde.autograde_preprocessors = [
+        step for step in steps if not issubclass(import_item(step) if isinstance(step, str) else step, Execute)
+    ]
+    config.JudgeNotebook.executed = False
+    return config
+
+
+def grade_one(course: Course, student: str, timeout: int, isolation: str | None = None, slot: int = 0) -> dict:
+    """Worker body: ``autograde_notebooks`` with kernels and runners in sandbox ``slot`` under ``isolation``
+    (default: the course config's); then the judge scores the labs nbgrader could not reach, the notes are
+    saved with the results and the late penalty is recomputed; print the judge's summary; return the report
+    (``graded``, ``all_executed``)."""
+    results_path(course, student).unlink(missing_ok=True)
+    config = grading_config(course, timeout, isolation, slot)
+    executed, notes = autograde_notebooks(course, student, config)
+    _, timestamp_note = read_timestamp(course.submitted(student))
+    notes = [*([timestamp_note] if timestamp_note else []), *notes]
+    results = finish_results(course, student, course_isolation(course, isolation), slot, executed, notes)
+    refresh_late_penalties(course, [student])
+    for lab in results["labs"]:
+        points = sum(lab["scores"].values())
+        print(f"[workbook] judge: lab {lab['lab']}: {points:g} points, {lab['status']}", flush=True)
+    for note in notes:
+        print(f"[workbook] note: {note}", flush=True)
+    return {"graded": True, "all_executed": len(executed) == len(list(course.source.glob("*.ipynb")))}

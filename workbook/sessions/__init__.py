@@ -1,0 +1,1 @@
+"""Real coding-agent sessions under the labs' rules: ``workbook inspect``."""

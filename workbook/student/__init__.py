@@ -1,0 +1,1 @@
+"""The student's tools without a hub: a practice workspace and ``workbook check``."""
