@@ -210,6 +210,11 @@ def open_notebook(browser, base: str, token: str, notebook: str):
     return page
 
 
+def notebook_outputs(page):
+    """The outputs of the notebook on screen: JupyterLab keeps the notebooks of earlier tests in hidden tabs."""
+    return page.locator(".jp-OutputArea-output").filter(visible=True)
+
+
 def kernel_idle(page):
     """JupyterLab's kernel status button while the notebook's kernel is idle."""
     return page.get_by_role("button", name=re.compile(r"^Python 3 \(ipykernel\) \| Idle$"))
@@ -221,7 +226,7 @@ def test_lab3_runs_all_green_and_its_slider_sets_a_token_at_a_time_in_the_browse
     page = open_notebook(chromium, base, token, LAB3)
     try:
         run_all(page)
-        outputs = page.locator(".jp-OutputArea-output")
+        outputs = notebook_outputs(page)
         sync_api.expect(outputs.get_by_text(re.compile(r"5/5 visible checks pass")).first).to_be_visible()
         assert page.get_by_text("exchange directory").count() == 0
         assert page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count() == 0
@@ -241,7 +246,7 @@ def test_a_syntax_error_saved_in_grouping_py_turns_lab2_red_naming_the_line_in_t
     page = open_notebook(chromium, base, token, LAB2)
     try:
         run_all(page)
-        outputs = page.locator(".jp-OutputArea-output")
+        outputs = notebook_outputs(page)
         sync_api.expect(outputs.get_by_text(re.compile(r"(\d+)/\1 visible checks pass")).first).to_be_visible()
 
         # The student opens grouping.py in JupyterLab's editor, types a syntax error at the end and saves.
