@@ -55,7 +55,7 @@ def test_any_other_shape_is_malformed(observation):
 
 def test_no_sentence_of_a_status_holds_the_csvs_separator():
     sentences = [
-        text.format(module="budget", kind="ImportError", why="the runner exited with status 3")
+        text.format(module="budget", error="ImportError", hint=judge.import_hint("compaction_lab.records"), why="x")
         for text in judge.TROUBLES.values()
     ]
     assert [text for text in sentences if "; " in text] == []
@@ -130,3 +130,19 @@ def test_input_at_import_is_named_with_the_module(tmp_path, isolation, book):
     verdict = judge.judge_lab(package, 2, book, isolation)
     assert sum(verdict.scores.values()) == 0
     assert verdict.status == judge.TROUBLES["input at import"].format(module="grouping")
+
+
+def test_an_exit_is_told_once_and_the_hidden_sandbox_never_tells_its_status(tmp_path, isolation, book):
+    """``os._exit(7)`` in every call: the visible run's sentence names the status the judge saw; the hidden run,
+    whose code could choose the status to tell its inputs, adds no sentence of its own."""
+    package = complete(tmp_path / "exits")
+    module = package / "grouping.py"
+    source = module.read_text()
+    marker = "# BEGIN LAB 2"
+    start = source.index(marker)
+    indent = source[source.rindex("\n", 0, start) + 1 : start]
+    module.write_text(source.replace(marker, f"import os\n{indent}os._exit(7)\n{indent}{marker}", 1))
+    verdict = judge.judge_lab(package, 2, book, isolation)
+    assert sum(verdict.scores.values()) == 0
+    assert verdict.status.startswith("a case crashed (the runner exited with status 7)")
+    assert "the runner stopped" not in verdict.status

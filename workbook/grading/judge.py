@@ -197,13 +197,13 @@ class Run:
 
     observations: dict[str, dict[str, Any]]
     output: str = ""
-    troubles: list[str] = dataclasses.field(default_factory=list)
+    troubles: dict[str, str] = dataclasses.field(default_factory=dict)
     import_failed: bool = False
 
-    def note(self, trouble: str) -> None:
-        """Add ``trouble`` (a sentence of the judge's) once."""
-        if trouble not in self.troubles:
-            self.troubles.append(trouble)
+    def note(self, trouble: str, **filling: str) -> None:
+        """Keep the sentence ``TROUBLES[trouble]`` filled with ``filling`` (the judge's words), the first of its
+        kind."""
+        self.troubles.setdefault(trouble, TROUBLES[trouble].format(**filling))
 
 
 def run_cases(
@@ -261,9 +261,9 @@ def run_cases(
         }  # a key's last report counts
         for observation in reported.values():
             if "crashed" in observation:
-                run.note(TROUBLES["unreadable"])
+                run.note("unreadable")
             elif asked_for_input(observation):
-                run.note(TROUBLES["input"])
+                run.note("input")
         observations.update(reported)
         started = [line["start"] for line in lines if line.get("start") in remaining]
         if failed_import is not None or not ready:
@@ -274,15 +274,14 @@ def run_cases(
                     reason += f": {failed_import['message'][:300]}"
                 reason += f"){import_hint(failed_import['message'])}"
                 asked = "InputAtGrading" in failed_import["classes"]
-                run.note(
-                    TROUBLES["input at import"].format(module=module)
-                    if asked
-                    else TROUBLES["import"].format(module=module, kind=kind)
-                    + (import_hint(failed_import["message"]) if not secret else "")
-                )
+                if asked:
+                    run.note("input at import", module=module)
+                else:
+                    hint = "" if secret else import_hint(failed_import["message"])
+                    run.note("import", module=module, error=kind, hint=hint)
             else:
                 reason = f"the runner stopped while importing {module}.py ({why})"
-                run.note(TROUBLES["crashed at import"].format(module=module, why=why))
+                run.note("crashed at import", module=module, why=why)
             for alias in remaining:
                 observations.setdefault(alias, {"crashed": reason})
             run.import_failed = True
@@ -291,13 +290,13 @@ def run_cases(
         if current is not None:
             status = "timed out" if ending.timed_out else "crashed"
             observations[current] = {status: why}
-            run.note(TROUBLES[status].format(why=why))
+            run.note(status, why=why)
         remaining = [alias for alias in remaining if alias not in observations]
         if time.monotonic() >= deadline:
             for alias in remaining:
                 observations[alias] = {"timed out": f"the lab's {LAB_SECONDS:.0f} s were used up"}
             if remaining:
-                run.note(TROUBLES["timed out"].format(why=f"the lab's {LAB_SECONDS:.0f} s were used up"))
+                run.note("timed out", why=f"the lab's {LAB_SECONDS:.0f} s were used up")
             break
     run.output = "" if secret else printed.decode("utf-8", "replace")
     run.observations = {aliases[alias].key: observation for alias, observation in observations.items()}
@@ -312,7 +311,7 @@ TROUBLES = {
     "input": "your code asked for input (nothing can be typed while your work is graded)",
     "input at import": "your code asked for input while {module}.py was imported (nothing can be typed while your "
     "work is graded)",
-    "import": "could not import {module}.py ({kind})",
+    "import": "could not import {module}.py ({error}){hint}",
     "crashed at import": "crashed at import of {module}.py ({why})",
 }
 """The judge's sentences of a lab's status, one per kind of trouble; what fills them is the judge's own: a module
@@ -525,8 +524,9 @@ def judge_lab(
     """Grade ``lab`` of the student package folder ``package`` (their ``compaction_lab``) with ``book``'s cases.
 
     The visible cases and their twins run in one sandbox (half of ``LAB_SECONDS``), the hidden cases and
-    their twins in another; the status is ``status_of`` both runs' troubles (the hidden run's left out when
-    both failed to import the module: the same failure twice)."""
+    their twins in another; the status is ``status_of`` both runs' troubles, one sentence per kind (the
+    visible run's first: it may name an exit status), the hidden run's left out when both failed to import the
+    module (the same failure twice)."""
     import_reference()
     from compaction_lab.provided.checking.verdict import verdict
 
@@ -541,9 +541,10 @@ def judge_lab(
         shown = run_cases(package, lab, _with_twins(visible, twins), isolation, slot, start + LAB_SECONDS / 2)
     unseen = run_cases(package, lab, _with_twins(hidden, twins), isolation, slot, start + LAB_SECONDS, secret=True)
     observed = {**shown.observations, **unseen.observations}
-    troubles = list(shown.troubles)
+    troubles = dict(shown.troubles)
     if not (shown.import_failed and unseen.import_failed):
-        troubles += [trouble for trouble in unseen.troubles if trouble not in troubles]
+        for kind, trouble in unseen.troubles.items():  # one sentence per kind: the visible run's says more
+            troubles.setdefault(kind, trouble)
     results = []
     for case in cases:
         plain = decide(verdict, case, observed[case.key], shown_reference(case), troubles)
@@ -576,7 +577,9 @@ def judge_lab(
     }
     scores = {grade_id: book.points[grade_id] if ok else 0.0 for grade_id, ok in passed.items()}
     extra = {grade_id: book.extra[grade_id] if ok else 0.0 for grade_id, ok in passed.items() if grade_id in book.extra}
-    return LabVerdict(lab, tuple(results), scores, status_of(troubles), shown.output[:OUTPUT_BYTES], extra)
+    return LabVerdict(
+        lab, tuple(results), scores, status_of(list(troubles.values())), shown.output[:OUTPUT_BYTES], extra
+    )
 
 
 def _with_twins(cases: list[Any], twins: dict[str, Any]) -> list[Any]:
@@ -608,16 +611,16 @@ def shown_reference(case: Any) -> dict[str, Any]:
 
 
 def decide(
-    verdict: Any, case: Any, observed: dict[str, Any], reference: dict[str, Any], troubles: list[str] | None = None
+    verdict: Any, case: Any, observed: dict[str, Any], reference: dict[str, Any], troubles: dict[str, str] | None = None
 ) -> Any:
     """``verdict(case, observed, reference)``, or a crashed verdict when the report, well formed as it is,
     holds values the verdict cannot read (the student's process wrote them), which adds that trouble to
-    ``troubles``."""
+    ``troubles`` (by kind)."""
     try:
         return verdict(case, observed, reference)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
-        if troubles is not None and TROUBLES["unreadable"] not in troubles:
-            troubles.append(TROUBLES["unreadable"])
+        if troubles is not None:
+            troubles.setdefault("unreadable", TROUBLES["unreadable"])
         return verdict(case, {"crashed": UNREADABLE}, {})
 
 
