@@ -110,7 +110,7 @@ def test_feedback_and_export_say_that_hand_graded_answers_are_pending(demo_run, 
     assert ids == sorted(EXPECTED)
 
 
-def test_feedback_shows_the_judges_results_and_hidden_cases_only_by_name_and_hint(demo_run):
+def test_feedback_shows_the_judges_results_and_hidden_cases_only_together_with_their_hints(demo_run):
     course, _, _ = demo_run
     secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
     pages = sorted((course.root / "feedback").rglob("*.html"))
@@ -121,7 +121,8 @@ def test_feedback_shows_the_judges_results_and_hidden_cases_only_by_name_and_hin
     buggy_lab3 = html_text(course.feedback("buggy") / "03_budget_projection.html")
     hidden_cell = buggy_lab3.split("Grade cell: lab3_complete_and_zero_budget")[1].split("Grade cell:")[0]
     assert "Score: 0.0 / 1.0" in hidden_cell
-    assert "✗ hidden test no_skipping_ahead: The walk stops at the first interaction that does not fit" in hidden_cell
+    assert "✗ hidden tests: not all" in hidden_cell and "no_skipping_ahead" not in hidden_cell
+    assert "- The walk stops at the first interaction that does not fit" in hidden_cell
     assert "called build_context" not in hidden_cell
     visible_cell = buggy_lab3.split("Grade cell: lab3_trim_boundary")[1].split("Grade cell:")[0]
     assert (

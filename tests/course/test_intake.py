@@ -1,14 +1,24 @@
-"""``workbook.course.intake``: a submission holding symlinks, special files, hard links or oversized files is
-refused with a status naming them; a malformed ``timestamp.txt`` is graded as on time, with a note."""
+"""``workbook.course.intake``: a submission holding symlinks, special files, hard links, oversized files or names
+that are not UTF-8 is refused with a status naming them (escaped); ``timestamp.txt`` never decides the time, and a
+malformed or earlier one is noted."""
 
 from __future__ import annotations
 
 import os
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from workbook.course.intake import Intake, LenientTimestamps, check_submission, read_timestamp
-from workbook.paths import SOLUTIONS
 from workbook.authoring.samples import blank
+from workbook.course.intake import (
+    Intake,
+    TrustedTimestamps,
+    check_submission,
+    escaped,
+    read_timestamp,
+    timestamp_note,
+)
+from workbook.course.layout import Course
+from workbook.course.received import Received, record_receipt
+from workbook.paths import SOLUTIONS
 
 
 def submission(tmp_path, timestamp: str = "2026-12-15 16:59:02.123456 UTC"):
@@ -23,7 +33,7 @@ def submission(tmp_path, timestamp: str = "2026-12-15 16:59:02.123456 UTC"):
 def test_an_ordinary_submission_is_accepted_with_its_time(tmp_path):
     folder = submission(tmp_path)
     assert check_submission(folder) == Intake()
-    assert read_timestamp(folder) == (datetime(2026, 12, 15, 16, 59, 2, 123456), None)
+    assert read_timestamp(folder) == (datetime(2026, 12, 15, 16, 59, 2, 123456), False)
 
 
 def test_symlinks_fifos_and_hard_links_are_refused_by_name(tmp_path):
@@ -67,13 +77,56 @@ def test_oversized_files_and_submissions_are_refused(tmp_path):
     )
 
 
-def test_a_malformed_timestamp_is_graded_as_on_time_with_a_note(tmp_path):
-    folder = submission(tmp_path, "yesterday, honest")
-    note = "timestamp.txt is not a time ('yesterday, honest'): graded as on time"
-    assert check_submission(folder) == Intake(notes=(note,))
-    assert read_timestamp(folder) == (None, note)
-    assert LenientTimestamps().get_existing_timestamp(str(folder)) is None
+RECEIVED = Received(datetime(2026, 12, 15, 17, 30), "the exchange's change time")
+
+
+def test_a_malformed_timestamp_is_noted_and_the_time_received_decides(tmp_path):
+    folder = submission(tmp_path, "yesterday; honest")
+    assert check_submission(folder) == Intake()
+    assert read_timestamp(folder) == (None, True)
+    note = timestamp_note(folder, RECEIVED)
+    assert note == (
+        "timestamp.txt is not a time: the time received decides, 2026-12-15 17:30:00 UTC (the exchange's change time)"
+    )
+    assert "honest" not in note and "; " not in note, "the student's text is never quoted"
+    record_receipt(Course(tmp_path), "ada", RECEIVED.time, RECEIVED.source)
+    assert TrustedTimestamps(root=str(tmp_path)).get_existing_timestamp(str(folder)) == RECEIVED.time
     (folder / "timestamp.txt").write_text("")
-    assert read_timestamp(folder) == (None, None), "empty: no time, as nbgrader reads it"
+    assert read_timestamp(folder) == (None, False), "empty: no time, as nbgrader reads it"
+    assert timestamp_note(folder, RECEIVED) is None
     (folder / "timestamp.txt").unlink()
-    assert read_timestamp(folder) == (None, None)
+    assert read_timestamp(folder) == (None, False)
+
+
+def test_a_timestamp_earlier_than_the_time_received_is_noted_and_never_decides(tmp_path):
+    folder = submission(tmp_path, "2026-12-15 16:59:02.123456 UTC")
+    assert timestamp_note(folder, RECEIVED) == (
+        "timestamp.txt says 2026-12-15 16:59:02 UTC, before the submission was received: the time received "
+        "decides, 2026-12-15 17:30:00 UTC (the exchange's change time)"
+    )
+    close = Received(datetime(2026, 12, 15, 16, 59, 2, 123456) + timedelta(seconds=60), "the exchange's change time")
+    assert timestamp_note(folder, close) is None, "written just before the copy the receipt dates"
+    assert timestamp_note(folder, None) is None
+
+
+NOT_UTF8 = os.fsdecode(b"03_budget_projection-\xff\xfe.ipynb")
+
+
+def test_names_that_are_not_utf8_are_refused_with_their_bytes_escaped(tmp_path):
+    folder = submission(tmp_path)
+    (folder / NOT_UTF8).write_text("{}")
+    (folder / "compaction_lab" / os.fsdecode(b"link-\xff")).symlink_to(os.fsdecode(b"/tmp/target-\xfe"))
+    intake = check_submission(folder)
+    assert sorted(intake.refused) == [
+        "03_budget_projection-\\xff\\xfe.ipynb has a name that is not UTF-8",
+        "compaction_lab/link-\\xff has a name that is not UTF-8",
+        "compaction_lab/link-\\xff is a symlink (to /tmp/target-\\xfe)",
+    ]
+    assert all(line.encode("utf-8") for line in intake.refused), "every message can be written as UTF-8"
+    assert escaped("héllo ✓") == "héllo ✓"
+
+
+def test_a_student_folder_whose_name_is_not_utf8_is_refused(tmp_path):
+    folder = tmp_path / "submitted" / os.fsdecode(b"ada-\xff") / "compaction_labs"
+    folder.mkdir(parents=True)
+    assert check_submission(folder).refused == ("the student folder ada-\\xff has a name that is not UTF-8",)

@@ -1,7 +1,8 @@
 """Hostile submissions graded through the real pipeline: one course, one ``workbook autograde --jobs 2
 --isolation required`` batch of the bank in ``hostile_bank.py`` (tricks on the gradebook, source/, the
-solutions, other submissions, the feedback folder, memory and processes) among an honest complete and
-an honest blank control, then ``workbook feedback``.
+solutions, other submissions, the feedback folder, memory and processes, forged reports, a channel from the
+hidden cases, names that are not UTF-8, a malformed timestamp, a call of ``input()``) among an honest complete
+and an honest blank control, then ``workbook feedback``, ``export`` and ``report`` and the grades table.
 
 Each submission gets its honest score, the controls keep theirs, a bystander's gradebook rows, the
 stored test cells, source/, release/ and the submissions are byte-identical afterwards, nothing the
@@ -11,6 +12,7 @@ its code runs without a sandbox. Skips where bubblewrap cannot sandbox."""
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
 import os
 import re
@@ -21,23 +23,29 @@ import subprocess
 import sys
 import time
 import uuid
+from datetime import timedelta
 from io import StringIO
 from pathlib import Path
 
 import nbformat
 import pytest
+from accident_submissions import DUE, set_due_date_and_zero_penalty
 from packages import STARTER_PACKAGE
 from rich.console import Console
 
-from hostile_bank import BANK, Submission, build_package, finish_submission
+from hostile_bank import BANK, NOT_UTF8, Submission, build_package, finish_submission
+from workbook.course.intake import escaped
 from workbook.course.layout import ASSIGNMENT, Course
 from workbook.course.submit import submit
+from workbook.grading.results import read_results, status_notes
 from workbook.paths import REPO, SOLUTIONS
 from workbook.pipeline.autograde import grade_with_progress
 from workbook.pipeline.build import build
-from workbook.pipeline.feedback import feedback
-from workbook.pipeline.grades import read_grades
+from workbook.pipeline.export import export
+from workbook.pipeline.feedback import feedback, html_text
+from workbook.pipeline.grades import grade_table, notebook_names, read_grades
 from workbook.pipeline.release import HIDDEN, notebook_secrets, release
+from workbook.pipeline.report import write_report
 
 pytestmark = pytest.mark.slow
 
@@ -149,21 +157,27 @@ def batch(isolation, tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     course = build(root / "course")
     release(course)
+    set_due_date_and_zero_penalty(course)
     add_bystander(course)
     marker = f"hx{uuid.uuid4().hex[:13]}"
     for submission in BANK:
         package = build_package(submission, root / "packages" / submission.student, course.root, REPO, marker)
-        finish_submission(submission, submit(course, submission.student, package))
+        received = DUE + timedelta(hours=1 if submission.late else -1)
+        finish_submission(submission, submit(course, submission.student, package, received))
     before = snapshot(course)
     scratch = Path(shutil.copytree(course.root, root / "scratch"))
     summary = StringIO()
     outcomes = grade_with_progress(
         course, None, jobs=2, timeout=20, console=Console(file=summary, width=300), isolation="required"
     )
-    pages = feedback(course).pages
-    after = snapshot(course)
+    made = feedback(course)
+    after = snapshot(course)  # what grading and feedback left; the export and the report are written next
+    exported = export(course)
+    report = write_report(course)
+    table = StringIO()
     with course.gradebook() as gradebook:
         grades = {grade.student: grade for grade in read_grades(gradebook, [item.student for item in BANK])}
+        Console(file=table, width=300).print(grade_table(list(grades.values()), notebook_names(gradebook)))
     return {
         "course": course,
         "marker": marker,
@@ -173,7 +187,11 @@ def batch(isolation, tmp_path_factory):
         "outcomes": {outcome.student: outcome for outcome in outcomes},
         "summary": summary.getvalue(),
         "grades": grades,
-        "pages": pages,
+        "pages": made.pages,
+        "withheld": made.withheld,
+        "csv": exported.read_text(encoding="utf-8"),
+        "report": report.read_text(encoding="utf-8"),
+        "table": table.getvalue(),
     }
 
 
@@ -200,11 +218,76 @@ def test_the_batch_ran_in_the_sandbox_and_a_symlinked_submission_is_refused_by_n
     assert "refused: not graded: compaction_lab/budget.py is a symlink" in row
 
 
-def test_a_malformed_timestamp_is_graded_as_on_time_with_a_note(batch):
+def test_a_malformed_timestamp_is_late_by_the_time_received_under_the_courses_penalty(batch):
     row = next(line for line in batch["summary"].splitlines() if " s15_bad_timestamp " in line)
-    assert "graded; timestamp.txt is not a time" in row
+    assert "graded; timestamp.txt is not a time" in row and "honest" not in row, "the student's text is not quoted"
+    assert status_notes(batch["course"], "s15_bad_timestamp") == [
+        "timestamp.txt is not a time: the time received decides, 2026-12-15 18:00:00 UTC (placed as submitted)"
+    ]
+    grade = batch["grades"]["s15_bad_timestamp"]
+    # "zero": the penalty takes every point, extra credit included
+    assert grade.seconds_late == 3600 and grade.penalty >= grade.score > 0 and grade.total == 0
     with batch["course"].gradebook() as gradebook:
-        assert gradebook.find_submission(ASSIGNMENT, "s15_bad_timestamp").timestamp is None
+        assert str(gradebook.find_submission(ASSIGNMENT, "s15_bad_timestamp").timestamp) == "2026-12-15 18:00:00"
+    assert [student for student, grade in batch["grades"].items() if grade.penalty] == ["s15_bad_timestamp"]
+
+
+def test_no_status_table_export_or_log_holds_what_a_runner_wrote(batch):
+    """The forged crash reports carried the inputs they were given (the hidden ones too): no status, table,
+    CSV, report, results file or log shows them; the lab's cases failed."""
+    course = batch["course"]
+    statuses = {lab["lab"]: lab["status"] for lab in read_results(course, "s17_forged_crash")["labs"]}
+    assert statuses[1] == "a case failed: its report of the case could not be read"
+    logs = "".join(path.read_text() for path in (course.root / "logs").rglob("*.log"))
+    results = "".join(path.read_text() for path in (course.root / "grading" / "results").glob("*.json"))
+    for shown in (batch["summary"], batch["table"], batch["csv"], batch["report"], logs, results):
+        assert "FORGED" not in shown
+    assert all("; " not in status for status in statuses.values())
+
+
+def test_the_hidden_cases_sandbox_signals_nothing_to_the_feedback_page(batch):
+    """Failing renamed cases where the hidden cases run costs the hidden cells' points, and changes nothing the
+    feedback page shows case by case: lab 1's visible lines are the control's, the hidden ones a summary."""
+
+    def lines(student: str) -> list[str]:
+        page = html_text(batch["course"].feedback(student) / "01_record_parsing.html")
+        return [line.strip() for line in page.splitlines() if line.strip().startswith(("✓", "✗"))]
+
+    attacker, control = lines("s18_hidden_channel"), lines("s08_control_complete")
+    assert [line for line in attacker if "hidden test" not in line] == [
+        line for line in control if "hidden test" not in line
+    ]
+    assert [line for line in attacker if "hidden test" in line and line.startswith("✗")]
+    assert all(
+        line.startswith(
+            ("✓ hidden test: passed", "✓ hidden tests: all", "✗ hidden test: failed", "✗ hidden tests: not all")
+        )
+        for line in attacker
+        if "hidden test" in line
+    )
+
+
+def test_a_call_of_input_fails_at_once_and_is_named_in_the_labs_status(batch):
+    statuses = {lab["lab"]: lab["status"] for lab in read_results(batch["course"], "s19_asks_input")["labs"]}
+    assert statuses[5].startswith("your code asked for input") and statuses[1] == "graded"
+    row = next(line for line in batch["summary"].splitlines() if " s19_asks_input " in line)
+    assert "lab 5: your code asked for input" in row
+
+
+def test_names_that_are_not_utf8_are_refused_by_name_and_everyone_else_is_exported(batch):
+    escaped_name = escaped(NOT_UTF8)
+    assert escaped_name == "03_budget_projection-\\xff\\xfe.ipynb"
+    notebook, link = batch["outcomes"]["s20_not_utf8_notebook"], batch["outcomes"]["s21_not_utf8_link"]
+    assert (notebook.status, link.status) == ("refused", "refused")
+    assert f"{escaped_name} has a name that is not UTF-8" in notebook.reason()
+    assert f"compaction_lab/{escaped_name[:-6]}.py is a symlink (to /etc/passwd)" in link.reason()
+    for student in ("s20_not_utf8_notebook", "s21_not_utf8_link"):
+        row = next(line for line in batch["summary"].splitlines() if f" {student} " in line)
+        assert "refused: not graded: " in row and "has a name that is not UTF-8" in row
+    exported = {row["student_id"] for row in csv.DictReader(StringIO(batch["csv"]))}
+    assert {submission.student for submission in GRADED} <= exported
+    assert batch["withheld"] == {} and len(batch["pages"]) == len(GRADED)
+    assert batch["csv"].encode("utf-8") and batch["report"].encode("utf-8") and batch["table"].encode("utf-8")
 
 
 def test_the_bystander_stored_tests_source_release_and_submissions_are_unchanged(batch):

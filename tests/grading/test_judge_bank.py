@@ -285,4 +285,5 @@ def test_red_team_reports_are_read_safely_and_leak_nothing(bank):
     page = "".join(html_text(page) for page in feedback(course).pages["twin_leak"])
     assert "LEAKED" not in page and "L_" not in page
     statuses = {lab["lab"]: lab["status"] for lab in read_results(course, "helper_in_another_lab")["labs"]}
-    assert "cannot import name 'SHARED'" in statuses[4] and "keep a helper you share between labs" in statuses[4]
+    assert statuses[4].startswith("could not import compaction.py (ImportError)")  # the judge's words only
+    assert "keep a helper you share between labs" in statuses[4] and "SHARED" not in statuses[4]

@@ -22,7 +22,6 @@ from pathlib import Path
 import nbformat
 import pytest
 from accident_submissions import (
-    BAD_TIMESTAMP,
     DUE,
     LAB3,
     grade_by_hand,
@@ -222,9 +221,9 @@ def test_warnings_log_lines_and_stderr_are_shown_and_never_scored(graded):
 
 
 @pytest.mark.slow
-def test_a_malformed_timestamp_is_graded_as_on_time_and_said(graded):
+def test_a_malformed_timestamp_is_noted_and_the_time_received_decides(graded):
     same_as_complete(graded, "badtime")
-    note = f"timestamp.txt is not a time ({BAD_TIMESTAMP!r}): graded as on time"
+    note = "timestamp.txt is not a time: the time received decides, 2026-12-15 16:00:00 UTC (placed as submitted)"
     assert graded.notes("badtime") == [note]
     assert note in graded.row("badtime") and graded.csv["badtime"]["grading_notes"] == note
     assert graded.grades["badtime"].penalty == 0 and graded.grades["badtime"].seconds_late == 0

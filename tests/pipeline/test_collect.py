@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from traitlets.config import Config
 from workbook.cli.main import main
 from workbook.course.config import config_text
 from workbook.course.layout import ASSIGNMENT, Course
+from workbook.course.received import Received, arrival_time, read_receipt
 from workbook.pipeline.collect import QUARANTINE, nbgrader_config
 
 COURSE_ID = "compaction-workbook"
@@ -197,3 +199,19 @@ def test_nbgraders_api_uses_the_check_when_the_factory_names_it(course, students
     assert result["success"], result
     assert f"[WARNING] quarantined, not collected: claims {victim.pw_name}, owned by {forger.pw_name}" in result["log"]
     assert collected(course, victim.pw_name) == "the victim's work"
+
+
+def test_collect_keeps_the_exchanges_change_time_as_the_receipt_not_the_students_text(course, students, capsys):
+    """The folder name and ``timestamp.txt`` say 10:01 (the student's ``nbgrader submit`` writes both); the
+    receipt is when the folder took its final form, which no account but root can set back."""
+    victim, _ = students
+    folder = submit(course, victim.pw_name, victim.pw_uid, 1, "the victim's work")
+    os.utime(folder / "work.txt", (0, 0))  # a student can set a file's modification time, never its change time
+    changed = arrival_time(folder)
+
+    code, output = run_collect(course, capsys)
+
+    assert code == 0, output
+    receipt = read_receipt(course, victim.pw_name)
+    assert receipt == Received(changed, "the exchange's change time")
+    assert receipt.time.year >= 2026 and receipt.time != datetime(2026, 12, 15, 10, 1)

@@ -1,5 +1,5 @@
-"""``JudgeResults``: every test cell of a feedback page shows the judge's results; a hidden case only by name
-and hint. ``test_demo.py`` checks real pages of real submissions."""
+"""``JudgeResults``: every test cell of a feedback page shows the judge's results; a cell's hidden cases only
+together, with their hints. ``test_demo.py`` checks real pages of real submissions."""
 
 from __future__ import annotations
 
@@ -58,12 +58,38 @@ def graded_cell(grade_id: str):
     return cell
 
 
-def test_case_lines_show_visible_calls_and_cut_messages_and_hidden_cases_by_name_and_hint():
+HIDDEN = [
+    {**CASES[2], "key": f"lab3_complete_and_zero_budget/{name}", "status": status, "hint": hint}
+    for name, status, hint in (
+        ("window_0", "passed", "With nothing left, the newest is kept whole."),
+        ("window_1", "failed", "A window of one token keeps nothing."),
+        ("window_2", "failed", "With nothing left, the newest is kept whole."),
+    )
+]
+
+
+def test_case_lines_show_visible_calls_and_cut_messages_and_hidden_cases_together():
     lines = case_lines(CASES).splitlines()
     assert lines[0] == "✓ window_31: build_context(example_entries(), example_options(max_tokens=31))"
     assert lines[1].startswith("✗ window_30: called build_context(...), got .reason = 'complete', expected 'trimmed'")
     assert lines[1].endswith(" ...") and len(lines[1]) == len("✗ window_30: ") + MESSAGE_CHARS + 4
-    assert lines[2] == "✗ hidden test window_0: With nothing left, the newest is kept whole."
+    assert lines[2:] == ["✗ hidden test: failed; what it checks:", "  - With nothing left, the newest is kept whole."]
+
+
+def test_hidden_cases_are_never_told_apart():
+    """Which hidden case failed is never shown (the student's code saw their inputs): the lines are the same
+    whichever failed, and every hint is listed once."""
+    lines = case_lines(HIDDEN).splitlines()
+    assert lines == [
+        "✗ hidden tests: not all 3 passed; what they check:",
+        "  - With nothing left, the newest is kept whole.",
+        "  - A window of one token keeps nothing.",
+    ]
+    swapped = [{**case, "status": "failed" if case["status"] == "passed" else "passed"} for case in HIDDEN]
+    assert case_lines(swapped).splitlines() == lines
+    assert "window_" not in case_lines(HIDDEN)
+    passed = [{**case, "status": "passed"} for case in HIDDEN]
+    assert case_lines(passed) == "✓ hidden tests: all 3 passed\n"
 
 
 def test_judge_results_replace_what_the_students_kernel_printed(tmp_path):
@@ -85,7 +111,7 @@ def test_judge_results_replace_what_the_students_kernel_printed(tmp_path):
     shown, _ = JudgeResults(config=config).preprocess(notebook, {"nbgrader": {"student": "ada"}})
     texts = ["".join(output.text for output in cell.outputs) for cell in shown.cells[:3]]
     assert texts[0].startswith("✓ window_31: ") and "✗ window_30: " in texts[0]
-    assert texts[1] == "✗ hidden test window_0: With nothing left, the newest is kept whole.\n"
+    assert texts[1] == "✗ hidden test: failed; what it checks:\n  - With nothing left, the newest is kept whole.\n"
     assert texts[2] == "This cell was not judged.\n"
     assert "printed by the student's kernel" not in "".join(texts)
     assert shown.cells[3] is answer

@@ -10,7 +10,10 @@ layout), and the solutions through the editable install (``workbook.paths``) or 
 ``expected`` is the honest score per lab (autograded points out of 8): what the submission's own lab
 code deserves, unchanged by the trick when the sandbox holds. ``effect`` names what the trick does when
 its module is imported with no sandbox at all (``test_every_trick_works_without_a_sandbox`` checks it,
-so the bank proves its power); bombs have none (run unsandboxed, they would take the machine down).
+so the bank proves its power); bombs have none (run unsandboxed, they would take the machine down), nor do the
+tricks on the judge's reports (a forged crash text, a signal from the hidden cases' sandbox) and what the grader
+must survive from a careless student (a malformed timestamp received late, ``input()`` left in lab 5, names
+that are not UTF-8).
 """
 
 from __future__ import annotations
@@ -221,14 +224,55 @@ except OSError as _error:
     _report(f"fork failed after {_children} children: {type(_error).__name__}")
 """
 
+FORGED_CRASH = """
+import compaction_lab.provided.checking.wire as _wire
+_real_observe = _wire.observe
+
+
+def _forged(function, args, kwargs):
+    report = _real_observe(function, args, kwargs)
+    report["crashed"] = "FORGED " + repr(args)[:400]  # beside the result: the old judge quoted it in the status
+    return report
+
+
+_wire.observe = _forged
+_report("forges crash reports carrying the inputs")
+"""
+
+HIDDEN_CHANNEL = """
+import json as _json
+if _sys.argv and _sys.argv[0].endswith("runner.py"):
+    _package = _Path(__file__).parent
+    _visible = _json.loads((_package / "provided" / "checking" / "visible.json").read_text())["cases"]
+    _shown = {_json.dumps([case["function"], case["args"]], sort_keys=True) for case in _visible}
+    _cases = _json.loads(_Path(_sys.argv[1]).read_text())
+    _calls = [_json.dumps([case["function"], case["args"]], sort_keys=True) for case in _cases]
+    if any(call not in _shown and "id-" not in call for call in _calls):  # the hidden cases' sandbox
+        import compaction_lab.provided.checking.wire as _wire
+        _real_observe = _wire.observe
+
+        def _signal(function, args, kwargs):  # a renamed case fails: the old judge showed it on a visible case
+            report = _real_observe(function, args, kwargs)
+            if "id-" in _json.dumps([args, kwargs]):
+                return {"returned": "a bit for the feedback page", "shared": [], "inputs_after": [args, kwargs]}
+            return report
+
+        _wire.observe = _signal
+_report("signals from the hidden cases' sandbox by failing renamed cases")
+"""
+
 COMPLETE, BLANK, PARTIAL = [8] * 5, [0] * 5, [8, 8, 0, 0, 0]
+NOT_UTF8 = "03_budget_projection-\udcff\udcfe.ipynb"
+"""A notebook name made by a script or another system: the bytes ``\\xff\\xfe`` are not UTF-8 (``os`` gives them as
+surrogates)."""
 
 
 @dataclass(frozen=True)
 class Submission:
     """One student of the bank: built from ``base`` (a ``workbook.course.submit`` sample), with ``trick``
     appended to ``records.py``, ``extra_files`` (path relative to the submission -> text), lab modules
-    replaced by symlinks to the solutions (``symlinked``), and its ``timestamp`` text."""
+    replaced by symlinks to the solutions (``symlinked``), other ``links`` (path -> target), its ``timestamp``
+    text, and received an hour after the due date (``late``) or an hour before it."""
 
     student: str
     base: str
@@ -238,6 +282,8 @@ class Submission:
     extra_files: dict[str, str] = field(default_factory=dict)
     symlinked: bool = False
     timestamp: str | None = None
+    links: dict[str, str] = field(default_factory=dict)
+    late: bool = False
 
 
 BANK = (
@@ -262,12 +308,29 @@ BANK = (
     ),
     Submission("s13_memory_bomb", "complete", COMPLETE, MEMORY_BOMB),
     Submission("s14_fork_bomb", "complete", COMPLETE, FORK_BOMB),
-    Submission("s15_bad_timestamp", "partial", PARTIAL, timestamp="next Tuesday, honest"),
+    Submission("s15_bad_timestamp", "partial", PARTIAL, timestamp="next Tuesday; honest", late=True),
     Submission("s16_control_blank", "blank", BLANK),
+    Submission("s17_forged_crash", "complete", [0, 8, 8, 8, 8], FORGED_CRASH),
+    Submission("s18_hidden_channel", "complete", [5, 8, 8, 8, 8], HIDDEN_CHANNEL),
+    Submission("s19_asks_input", "asks_input", [8, 8, 8, 8, 0]),
+    Submission("s20_not_utf8_notebook", "complete", None, extra_files={NOT_UTF8: "{}"}),
+    Submission("s21_not_utf8_link", "blank", None, links={f"compaction_lab/{NOT_UTF8[:-6]}.py": "/etc/passwd"}),
 )
 """Graded in this order (by student id): both controls come after the tricks that would change later students."""
 
-BASES = {"complete": complete, "blank": blank, "partial": partial}
+
+def asks_input(dest: Path) -> Path:
+    """The solutions with a call of ``input()`` left at the start of lab 5's ``resume_point``."""
+    complete(dest)
+    module = dest / "resumption.py"
+    source = module.read_text(encoding="utf-8")
+    start = source.index("# BEGIN LAB 5")
+    indent = source[source.rindex("\n", 0, start) + 1 : start]
+    module.write_text(source.replace("# BEGIN LAB 5", f"input('which entry? ')\n{indent}# BEGIN LAB 5", 1))
+    return dest
+
+
+BASES = {"complete": complete, "blank": blank, "partial": partial, "asks_input": asks_input}
 
 
 def hostile_code(submission: Submission, course: Path, repo: Path, marker: str) -> str:
@@ -296,5 +359,7 @@ def finish_submission(submission: Submission, folder: Path) -> None:
         for module in LAB_MODULES:
             (folder / module).unlink()
             (folder / module).symlink_to(SOLUTIONS.parent / module)
+    for relative, target in submission.links.items():
+        (folder / relative).symlink_to(target)
     if submission.timestamp is not None:
         (folder / "timestamp.txt").write_text(submission.timestamp, encoding="utf-8")

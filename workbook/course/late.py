@@ -6,8 +6,10 @@ nbgrader computes a notebook's late penalty once, while it autogrades that noteb
 given by hand afterwards, and the judge's scores (written after nbgrader), would escape it until the next
 autograde. ``refresh_late_penalties`` runs that same nbgrader preprocessor again, with the course config,
 for every notebook of each late submission (and of any that carries a penalty, e.g. after the due date
-moved) on the notebook's current score. ``workbook autograde`` (after the judge), ``grades``, ``export`` and
-``feedback`` call it before they read the gradebook, and ``print_late_notes`` says what it applied.
+moved) on the notebook's current score, after setting each submission's time in the gradebook to its trusted
+one (``workbook.course.received``: nbgrader's formgrader, autograding on its own, reads ``timestamp.txt``).
+``workbook autograde`` (after the judge), ``grades``, ``export`` and ``feedback`` call it before they read the
+gradebook, and ``print_late_notes`` says what it applied.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from nbgrader.plugins import LateSubmissionPlugin
 from nbgrader.preprocessors import AssignLatePenalties
 
 from workbook.course.layout import ASSIGNMENT, Course
+from workbook.course.received import submission_time
 
 _QUIET = logging.getLogger("workbook.course.late")
 _QUIET.addHandler(logging.NullHandler())
@@ -38,6 +41,8 @@ def refresh_late_penalties(course: Course, students: Collection[str] | None = No
             submissions = gradebook.find_assignment(ASSIGNMENT).submissions
         except MissingEntry:
             return []
+        trust_submission_times(course, submissions, students)
+        gradebook.db.commit()
         due = {
             submission.student.id: [notebook.name for notebook in submission.notebooks]
             for submission in submissions
@@ -54,6 +59,18 @@ def refresh_late_penalties(course: Course, students: Collection[str] | None = No
             }
             AssignLatePenalties(config=config, log=_QUIET).preprocess(new_notebook(), resources)
     return sorted(due)
+
+
+def trust_submission_times(course: Course, submissions: Iterable, students: Collection[str] | None) -> None:
+    """Set the time of each of ``submissions`` (nbgrader's ``SubmittedAssignment``) of ``students`` (default: all)
+    to its trusted time (``received.submission_time``); one without a submission folder keeps its time. The
+    caller commits."""
+    for submission in submissions:
+        if students is not None and submission.student.id not in students:
+            continue
+        received = submission_time(course, submission.student.id)
+        if received is not None and submission.timestamp != received.time:
+            submission.timestamp = received.time
 
 
 def penalty_rule(course: Course) -> str:

@@ -16,7 +16,8 @@ and not written, never guessed.
 
 A submission is a student's loose files (notebooks at the top, the five lab modules into ``compaction_lab/``, any
 other file at the top) or a zip of the assignment folder (its one top folder, if any, stripped). Its time, written to
-``timestamp.txt`` in nbgrader's format, is the LMS's: the archive entries' time (the latest of them), read as UTC.
+``timestamp.txt`` in nbgrader's format and kept as its receipt (``workbook.course.received``), is the LMS's: the
+archive entries' time (the latest of them), read as UTC.
 A student with several submissions keeps the latest, and the report says so.
 
 Intake's rules hold for every entry, the zip's own included, before anything is written: a symlink, a special file,
@@ -24,7 +25,7 @@ a path escaping the folder (absolute, or with ``..``) or a file over ``intake.MA
 ``intake.MAX_TOTAL_BYTES`` in all) refuses the submission by name; ``.ipynb_checkpoints/``, ``__pycache__/`` and
 editor files (``EDITOR_FILES``) are dropped and noted. The folder is laid out beside ``submitted/STUDENT`` and checked
 with ``intake.check_submission`` before it takes that place; a submission already in ``submitted/`` is kept, and
-named, unless ``force``. Nothing is written outside ``submitted/``.
+named, unless ``force``. Nothing is written outside ``submitted/`` but the receipts.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from pathlib import Path, PurePosixPath
 
 from workbook.course.intake import MAX_FILE_BYTES, MAX_TOTAL_BYTES, TIMESTAMP, check_submission
 from workbook.course.layout import ASSIGNMENT, PACKAGE, Course
+from workbook.course.received import record_receipt
 from workbook.course.roster import KEY, read_roster_rows
 from workbook.course.submit import TIMESTAMP_FORMAT
 from workbook.errors import CourseError
@@ -290,6 +292,7 @@ def _place(course: Course, student: str, submission: Submission, force: bool) ->
             shutil.rmtree(final)
         final.parent.mkdir(parents=True, exist_ok=True)
         folder.rename(final)
+        record_receipt(course, student, when, "the LMS")
         return None
     finally:
         shutil.rmtree(staging, ignore_errors=True)

@@ -2,7 +2,8 @@
 
 A submission is ``submitted/STUDENT/compaction_labs/``: the released notebooks, the student's
 ``compaction_lab/`` package and ``timestamp.txt`` (nbgrader's submission time format), exactly
-what ``nbgrader collect`` would leave there.
+what ``nbgrader collect`` would leave there, and the grader's receipt of that time (``workbook.course.received``),
+as ``workbook collect`` keeps it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import nbformat
 
 from workbook.course.layout import PACKAGE, Course
+from workbook.course.received import record_receipt
 from workbook.manifest import lab_of_notebook
 
 TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S.%f %Z"
@@ -47,8 +49,8 @@ def submit(
     course: Course, student: str, package: Path, timestamp: datetime | None = None, answered_labs: tuple[int, ...] = ()
 ) -> Path:
     """Place ``student``'s submission: the released notebooks (with the written answers of ``answered_labs``
-    filled in), a copy of ``package`` as ``compaction_lab/`` and ``timestamp.txt`` (default: now, UTC).
-    Replaces an earlier submission; returns its folder.
+    filled in), a copy of ``package`` as ``compaction_lab/`` and ``timestamp.txt`` (default: now, UTC), and its
+    receipt at that time. Replaces an earlier submission; returns its folder.
 
     Raises ``FileNotFoundError`` naming the release folder if the course has not been released, and
     ``ValueError`` naming the notebook if one of ``answered_labs`` has no manually graded answer cell.
@@ -67,4 +69,5 @@ def submit(
     copy_package(package, folder / PACKAGE)
     when = timestamp or datetime.now(UTC)
     (folder / "timestamp.txt").write_text(when.strftime(TIMESTAMP_FORMAT), encoding="utf-8")
+    record_receipt(course, student, when, "placed as submitted")
     return folder

@@ -7,8 +7,8 @@ calls each case there and writes back plain data. The stubs' lab functions are a
 (``compaction_lab._grader.oracle``), a process in a sandbox of its own started beside each runner, whose
 package holds the reference modules of the used labs and a stub of the graded lab, answered by the runner;
 they talk over two pipes (``compaction_lab._grader.relay``), and the oracle's time counts in the case's.
-Visible cases run in one sandbox, hidden cases and every case's twin (``workbook.grading.casebook``) in a fresh one, so
-nothing a hidden case shows the student's code can reach a visible case's report.
+Visible cases and their twins (``workbook.grading.casebook``) run in one sandbox, hidden cases and theirs in a fresh
+one, so nothing a hidden case shows the student's code can reach what a student sees case by case.
 
 The runner is the student's process: what it reports is evidence, never a verdict. The judge decides each
 case here, with ``verdict`` against the reference solutions' own outcome, computed in this process. A case
@@ -19,13 +19,20 @@ not wrong); a case that runs longer than ``case_seconds()`` is stopped and fails
 crashes or calls ``os._exit`` fails the case it was running; the runner is then started again for the
 remaining cases, so one bad case costs that case. A lab's runners get ``LAB_SECONDS`` in all (the visible
 cases half of it), after which the cases left fail as timed out; what the
-code prints is drained and capped (``OUTPUT_BYTES`` kept, and only from the visible cases' sandbox: the
-other one holds the hidden inputs), never scored; reports over ``REPORT_BYTES`` fail the lab. A report line
-that is not of ``wire.observe``'s shape fails its case; a twin's failure is told in a fixed sentence.
+code prints is drained and capped (``OUTPUT_BYTES`` kept in memory, and only from the visible cases' sandbox:
+the other one holds the hidden inputs), never scored nor saved; reports over ``REPORT_BYTES`` fail the lab.
+A report line that is not exactly of ``wire.observe``'s shape fails its case; a twin's failure is told in a
+fixed sentence. The runner reads nothing from stdin: a case whose code asks for input fails at once
+(``runner.InputAtGrading``) and the lab's status says so.
+
+A lab's status is the judge's own words only (``status_of``): ``graded``, or its fixed sentences (``TROUBLES``)
+of what went wrong, with numbers the judge measured, never text the runner wrote. What the hidden cases'
+sandbox did is told without its exit status or signal (the student's code there could choose them).
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import copy
 import dataclasses
@@ -93,8 +100,9 @@ class CaseResult:
 
 @dataclasses.dataclass(frozen=True)
 class LabVerdict:
-    """One lab of one submission: every case's result, each grade cell's points and extra-credit points, and
-    a status note (``graded``, or what went wrong: ``could not import budget.py: SyntaxError: ...``)."""
+    """One lab of one submission: every case's result, each grade cell's points and extra-credit points, a
+    status note (``graded``, or the judge's sentences of what went wrong: ``could not import budget.py
+    (SyntaxError)``, ``status_of``) and, in memory only, what the visible cases' code printed (``output``)."""
 
     lab: int
     cases: tuple[CaseResult, ...]
@@ -110,7 +118,6 @@ class LabVerdict:
             "status": self.status,
             "scores": self.scores,
             "extra": self.extra,
-            "output": self.output,
             "cases": [dataclasses.asdict(case) for case in self.cases],
         }
 
@@ -180,6 +187,25 @@ def own_helpers(package: Path) -> list[Path]:
     )
 
 
+@dataclasses.dataclass
+class Run:
+    """What the runners of one sandbox reported: each case's observation by key (``{"crashed": why}`` /
+    ``{"timed out": why}``, the judge's words, where the runner gave none or a malformed one), the first
+    ``OUTPUT_BYTES`` of what the code printed (empty for the hidden cases' sandbox), and the judge's
+    ``troubles``: one fixed sentence (``TROUBLES``) per thing that went wrong, in order, each once; whether the
+    lab module could not be imported (``import_failed``)."""
+
+    observations: dict[str, dict[str, Any]]
+    output: str = ""
+    troubles: dict[str, str] = dataclasses.field(default_factory=dict)
+    import_failed: bool = False
+
+    def note(self, trouble: str, **filling: str) -> None:
+        """Keep the sentence ``TROUBLES[trouble]`` filled with ``filling`` (the judge's words), the first of its
+        kind."""
+        self.troubles.setdefault(trouble, TROUBLES[trouble].format(**filling))
+
+
 def run_cases(
     package: Path,
     lab: int,
@@ -188,20 +214,19 @@ def run_cases(
     slot: int = 0,
     deadline: float | None = None,
     secret: bool = False,
-) -> tuple[dict[str, dict[str, Any]], str]:
-    """Run ``cases`` of ``lab`` on the student's ``package`` in fresh sandboxes; return the runner's
-    observation of each case by key (``{"crashed": why}`` / ``{"timed out": why}`` where it gave none) and
-    the first ``OUTPUT_BYTES`` of what the code printed.
+) -> Run:
+    """Run ``cases`` of ``lab`` on the student's ``package`` in fresh sandboxes; return the ``Run``.
 
     The runner sees the cases in a random order under opaque keys (``case-0``, ...), so it cannot tell a
-    twin from a hidden case by its name or place. With ``secret`` (the hidden cases' sandbox), nothing the
-    student's code wrote comes back: no printed output, and an import failure without its message.
+    twin from a case by its name or place. With ``secret`` (the hidden cases' sandbox), nothing the student's
+    code wrote comes back: no printed output, no import failure's message, no exit status or signal.
     """
     deadline = deadline or time.monotonic() + LAB_SECONDS
     order = list(cases)
     secrets.SystemRandom().shuffle(order)
     aliases = {f"case-{index}": case for index, case in enumerate(order)}
-    observations: dict[str, dict[str, Any]] = {}
+    run = Run({})
+    observations = run.observations
     printed = bytearray()
     module = lab_record(lab).module
     remaining = list(aliases)
@@ -223,39 +248,98 @@ def run_cases(
                 ),
                 encoding="utf-8",
             )
-            lines, why = _run_runner(isolation, slot, work, lab, deadline, printed, oracle_argv, oracle_fds)
+            lines, ending = _run_runner(isolation, slot, work, lab, deadline, printed, oracle_argv, oracle_fds)
+        why = ending.secret if secret else ending.shown
         ready = any("ready" in line for line in lines)
         failed_import = next((line["import_error"] for line in lines if "import_error" in line), None)
-        if failed_import is not None and (secret or not well_formed({"raised": failed_import})):
-            failed_import = {"classes": ["an error"], "message": "(its message is not shown for this run)"}
-        for line in lines:
-            if line.get("key") in remaining and "observation" in line:
-                observation = line["observation"]
-                observations[line["key"]] = (
-                    observation if well_formed(observation) else {"crashed": "its report of the case could not be read"}
-                )
+        if failed_import is not None and not well_formed({"raised": failed_import, "inputs_after": []}):
+            failed_import = {"classes": ["an error"], "message": ""}
+        reported = {
+            line["key"]: line["observation"] if well_formed(line["observation"]) else {"crashed": UNREADABLE}
+            for line in lines
+            if line.get("key") in remaining and "observation" in line
+        }  # a key's last report counts
+        for observation in reported.values():
+            if "crashed" in observation:
+                run.note("unreadable")
+            elif asked_for_input(observation):
+                run.note("input")
+        observations.update(reported)
         started = [line["start"] for line in lines if line.get("start") in remaining]
         if failed_import is not None or not ready:
-            reason = (
-                f"could not import {module}.py: {failed_import['classes'][0][:80]}: "
-                f"{failed_import['message'][:300]}{import_hint(failed_import['message'])}"
-                if failed_import
-                else f"the runner stopped while importing {module}.py ({why})"
-            )
+            if failed_import is not None:
+                kind = "an error" if secret else error_kind(failed_import["classes"])
+                reason = f"could not import {module}.py ({kind}"
+                if not secret:
+                    reason += f": {failed_import['message'][:300]}"
+                reason += f"){import_hint(failed_import['message'])}"
+                asked = "InputAtGrading" in failed_import["classes"]
+                if asked:
+                    run.note("input at import", module=module)
+                else:
+                    hint = "" if secret else import_hint(failed_import["message"])
+                    run.note("import", module=module, error=kind, hint=hint)
+            else:
+                reason = f"the runner stopped while importing {module}.py ({why})"
+                run.note("crashed at import", module=module, why=why)
             for alias in remaining:
                 observations.setdefault(alias, {"crashed": reason})
+            run.import_failed = True
             break
         current = next((alias for alias in reversed(started) if alias not in observations), None)
         if current is not None:
-            status = "timed out" if why.startswith("timed out") else "crashed"
+            status = "timed out" if ending.timed_out else "crashed"
             observations[current] = {status: why}
+            run.note(status, why=why)
         remaining = [alias for alias in remaining if alias not in observations]
         if time.monotonic() >= deadline:
             for alias in remaining:
                 observations[alias] = {"timed out": f"the lab's {LAB_SECONDS:.0f} s were used up"}
+            if remaining:
+                run.note("timed out", why=f"the lab's {LAB_SECONDS:.0f} s were used up")
             break
-    output = "" if secret else printed.decode("utf-8", "replace")
-    return {aliases[alias].key: observation for alias, observation in observations.items()}, output
+    run.output = "" if secret else printed.decode("utf-8", "replace")
+    run.observations = {aliases[alias].key: observation for alias, observation in observations.items()}
+    return run
+
+
+UNREADABLE = "its report of the case could not be read"
+TROUBLES = {
+    "timed out": "a case timed out ({why})",
+    "crashed": "a case crashed ({why})",
+    "unreadable": f"a case failed: {UNREADABLE}",
+    "input": "your code asked for input (nothing can be typed while your work is graded)",
+    "input at import": "your code asked for input while {module}.py was imported (nothing can be typed while your "
+    "work is graded)",
+    "import": "could not import {module}.py ({error}){hint}",
+    "crashed at import": "crashed at import of {module}.py ({why})",
+}
+"""The judge's sentences of a lab's status, one per kind of trouble; what fills them is the judge's own: a module
+name of the manifest, an error class named by Python (``error_kind``), a limit or an exit the judge measured. None
+holds "; " (``grading_notes`` joins the statuses of several labs with it)."""
+
+
+def error_kind(classes: list[str]) -> str:
+    """The first of ``classes`` (an error's class and bases, as the runner reported them) that Python itself
+    defines (``ImportError``), so a class name the student made up never reaches a status; ``an error`` else."""
+    return next((name for name in classes if name in PYTHON_ERRORS), "an error")
+
+
+PYTHON_ERRORS = frozenset(
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+)
+"""The names of Python's own error classes: the only class names a status may repeat."""
+
+
+def asked_for_input(observation: dict[str, Any]) -> bool:
+    """True when ``observation`` is of a call that read stdin: the runner's ``InputAtGrading`` was raised."""
+    return "InputAtGrading" in observation.get("raised", {}).get("classes", [])
+
+
+def status_of(troubles: list[str]) -> str:
+    """A lab's status from the judge's ``troubles`` (``Run.troubles`` of both sandboxes): ``graded`` when there
+    are none, else the sentences joined by `` and then `` (never "; ", which separates labs in the CSV)."""
+    return " and then ".join(troubles) if troubles else "graded"
 
 
 def import_hint(message: str) -> str:
@@ -311,7 +395,7 @@ def _run_runner(
     printed: bytearray,
     oracle_argv: list[str],
     oracle_fds: tuple[int, ...],
-) -> tuple[list[dict], str]:
+) -> tuple[list[dict], Ending]:
     """Start the runner in the sandbox, with the oracle's arguments and pipe ends (``oracle``; closed here once
     the runner has them); collect its report lines (a pipe) until it exits, a case exceeds ``case_seconds()``,
     ``deadline`` passes or the reports exceed ``REPORT_BYTES``; return the parsed lines and how it ended.
@@ -346,17 +430,14 @@ def _run_runner(
     selector = selectors.DefaultSelector()
     selector.register(read_end, selectors.EVENT_READ, "report")
     selector.register(output, selectors.EVENT_READ, "output")
-    report, why, last = bytearray(), "", time.monotonic()
+    report, why, timed_out, last = bytearray(), "", False, time.monotonic()
     open_streams = 2
     while open_streams:
         now = time.monotonic()
         allowed = case_seconds() if b'"ready"' in report else IMPORT_SECONDS
         if now - last > allowed or now > deadline:
-            why = (
-                f"timed out: no report for {allowed:.0f} s"
-                if now - last > allowed
-                else "timed out: the lab's time was used up"
-            )
+            why = f"no report for {allowed:.0f} s" if now - last > allowed else "the lab's time was used up"
+            timed_out = True
             break
         for key, _ in selector.select(timeout=0.2):
             chunk = os.read(key.fd if key.data == "report" else output.fileno(), 65536)
@@ -375,11 +456,23 @@ def _run_runner(
     selector.close()
     os.close(read_end)
     output.close()
-    if not why:
-        why = f"the runner exited with status {process.returncode}"
-        if process.returncode and process.returncode < 0:
-            why = f"the runner was killed by signal {signal.Signals(-process.returncode).name}"
-    return _lines(bytes(report)), why
+    if why:
+        return _lines(bytes(report)), Ending(why, why, timed_out)
+    shown = f"the runner exited with status {process.returncode}"
+    if process.returncode and process.returncode < 0:
+        shown = f"the runner was killed by signal {signal.Signals(-process.returncode).name}"
+    return _lines(bytes(report)), Ending(shown, "the runner stopped", False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Ending:
+    """How a runner ended, in the judge's words: ``shown`` names its exit status or signal, ``secret`` does not
+    (what a status may say of the hidden cases' sandbox, whose code could choose them); ``timed_out`` when the
+    judge stopped it for time."""
+
+    shown: str
+    secret: str
+    timed_out: bool
 
 
 def _lines(report: bytes) -> list[dict[str, Any]]:
@@ -394,31 +487,46 @@ def _lines(report: bytes) -> list[dict[str, Any]]:
     return lines
 
 
+SHAPES = (
+    frozenset({"returned", "shared", "inputs_after"}),
+    frozenset({"raised", "inputs_after"}),
+    frozenset({"unserializable", "inputs_after"}),
+)
+"""The keys of each kind of report ``wire.observe`` makes: exactly one of these sets."""
+
+
 def well_formed(observation: Any) -> bool:
-    """True when ``observation`` has the shape ``wire.observe`` reports (see there): a returned value, an
-    unserializable note or a raised error with a non-empty list of class names and a message, and, beside
-    a returned value, a list of shared paths. Anything else is the student's process writing its own."""
-    if not isinstance(observation, dict):
+    """True when ``observation`` has exactly the shape ``wire.observe`` reports (see there): its keys one of
+    ``SHAPES``, a raised error with a non-empty list of class names and a message, an unserializable note as
+    text, a list of shared paths. Anything else (an extra key such as ``crashed``, which only the judge may
+    write) is the student's process writing its own, and fails the case."""
+    if not isinstance(observation, dict) or frozenset(observation) not in SHAPES:
         return False
     if "raised" in observation:
         raised = observation["raised"]
         return (
             isinstance(raised, dict)
-            and isinstance(raised.get("message"), str)
-            and isinstance(raised.get("classes"), list)
+            and set(raised) == {"classes", "message"}
+            and isinstance(raised["message"], str)
+            and isinstance(raised["classes"], list)
             and bool(raised["classes"])
             and all(isinstance(name, str) for name in raised["classes"])
         )
     if "returned" in observation:
-        shared = observation.get("shared", [])
+        shared = observation["shared"]
         return isinstance(shared, list) and all(isinstance(path, str) for path in shared)
-    return isinstance(observation.get("unserializable"), str)
+    return isinstance(observation["unserializable"], str)
 
 
 def judge_lab(
     package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolation, slot: int = 0, names: TwinNames | None = None
 ) -> LabVerdict:
-    """Grade ``lab`` of the student package folder ``package`` (their ``compaction_lab``) with ``book``'s cases."""
+    """Grade ``lab`` of the student package folder ``package`` (their ``compaction_lab``) with ``book``'s cases.
+
+    The visible cases and their twins run in one sandbox (half of ``LAB_SECONDS``), the hidden cases and
+    their twins in another; the status is ``status_of`` both runs' troubles, one sentence per kind (the
+    visible run's first: it may name an exit status), the hidden run's left out when both failed to import the
+    module (the same failure twice)."""
     import_reference()
     from compaction_lab.provided.checking.verdict import verdict
 
@@ -426,35 +534,39 @@ def judge_lab(
     cases = book.of_lab(lab)
     twins = {case.key: dataclasses.replace(twin(case, names), name=f"{case.name}~twin") for case in cases}
     visible = [case for case in cases if not case.hidden]
-    unseen = [case for case in cases if case.hidden] + list(twins.values())
+    hidden = [case for case in cases if case.hidden]
     start = time.monotonic()
-    observed, output = (
-        run_cases(package, lab, visible, isolation, slot, start + LAB_SECONDS / 2) if visible else ({}, "")
-    )
-    more, _ = run_cases(package, lab, unseen, isolation, slot, start + LAB_SECONDS, secret=True)
-    observed.update(more)
+    shown = Run({})
+    if visible:
+        shown = run_cases(package, lab, _with_twins(visible, twins), isolation, slot, start + LAB_SECONDS / 2)
+    unseen = run_cases(package, lab, _with_twins(hidden, twins), isolation, slot, start + LAB_SECONDS, secret=True)
+    observed = {**shown.observations, **unseen.observations}
+    troubles = dict(shown.troubles)
+    if not (shown.import_failed and unseen.import_failed):
+        for kind, trouble in unseen.troubles.items():  # one sentence per kind: the visible run's says more
+            troubles.setdefault(kind, trouble)
     results = []
     for case in cases:
-        plain = decide(verdict, case, observed[case.key], shown_reference(case))
+        plain = decide(verdict, case, observed[case.key], shown_reference(case), troubles)
         double = twins[case.key]
-        second = decide(verdict, double, observed[double.key], reference_of(double))
+        second = decide(verdict, double, observed[double.key], reference_of(double), troubles)
         status, message = plain.status, plain.message
         if plain.passed and not second.passed:
-            # Never the twin's own message: it ran beside the hidden cases, so the student's code could put them in it.
+            # A fixed sentence, never the twin's own message: the student's code wrote that.
             status = second.status if second.status in ("crashed", "timed out") else "failed"
             message = (
                 f"called {case.call}: passed as shown, but {TWIN_FAILED[status]} with its ids renamed "
                 "(a correct function does not depend on the ids it is given)"
             )
-        shown = not case.hidden
+        seen = not case.hidden
         results.append(
             CaseResult(
                 case.key,
                 case.grade_id,
                 case.hidden,
                 status,
-                case.call if shown else "",
-                message if shown and status != "passed" else "",
+                case.call if seen else "",
+                message if seen and status != "passed" else "",
                 case.hint,
             )
         )
@@ -465,14 +577,14 @@ def judge_lab(
     }
     scores = {grade_id: book.points[grade_id] if ok else 0.0 for grade_id, ok in passed.items()}
     extra = {grade_id: book.extra[grade_id] if ok else 0.0 for grade_id, ok in passed.items() if grade_id in book.extra}
-    troubles = [
-        (status, observation[status])
-        for observation in observed.values()
-        for status in ("crashed", "timed out")
-        if status in observation
-    ]  # the grader's own words
-    status = "graded" if not troubles else f"{len(troubles)} case run(s) {troubles[0][0]}: {troubles[0][1][:500]}"
-    return LabVerdict(lab, tuple(results), scores, status, output[:OUTPUT_BYTES], extra)
+    return LabVerdict(
+        lab, tuple(results), scores, status_of(list(troubles.values())), shown.output[:OUTPUT_BYTES], extra
+    )
+
+
+def _with_twins(cases: list[Any], twins: dict[str, Any]) -> list[Any]:
+    """``cases`` and, after them, the twin of each (``twins`` by case key)."""
+    return cases + [twins[case.key] for case in cases]
 
 
 TWIN_FAILED = {"failed": "gave another answer", "crashed": "crashed", "timed out": "ran out of time"}
@@ -498,13 +610,18 @@ def shown_reference(case: Any) -> dict[str, Any]:
     return copy.deepcopy(_SHOWN_REFERENCES[key])
 
 
-def decide(verdict: Any, case: Any, observed: dict[str, Any], reference: dict[str, Any]) -> Any:
-    """``verdict(case, observed, reference)``, or a failed verdict when the report, well formed as it is,
-    holds values the verdict cannot read (the student's process wrote them)."""
+def decide(
+    verdict: Any, case: Any, observed: dict[str, Any], reference: dict[str, Any], troubles: dict[str, str] | None = None
+) -> Any:
+    """``verdict(case, observed, reference)``, or a crashed verdict when the report, well formed as it is,
+    holds values the verdict cannot read (the student's process wrote them), which adds that trouble to
+    ``troubles`` (by kind)."""
     try:
         return verdict(case, observed, reference)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError):
-        return verdict(case, {"crashed": "its report of the case could not be read"}, {})
+        if troubles is not None:
+            troubles.setdefault("unreadable", TROUBLES["unreadable"])
+        return verdict(case, {"crashed": UNREADABLE}, {})
 
 
 def _all_passed(results: list[CaseResult]) -> bool:

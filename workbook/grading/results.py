@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from workbook.course.intake import escaped
 from workbook.course.layout import Course
 
 
@@ -50,8 +51,10 @@ def status_notes(course: Course, student: str) -> list[str]:
         return []
     notes = [f"lab {lab['lab']}: {lab['status']}" for lab in results["labs"] if lab["status"] != "graded"]
     review = len(results["review"])
-    return (
-        notes
+    # A file name that is not UTF-8 would stop every table, CSV and page that shows the note: escaped.
+    return [
+        escaped(note)
+        for note in notes
         + list(results.get("notes", []))
         + ([f"review {review} cell{'s' if review != 1 else ''}"] if review else [])
-    )
+    ]

@@ -8,8 +8,9 @@ and log say why: ``logs/autograde/STUDENT.log``) and is replaced. ``jobs`` defau
 this process may use. Grading one student is ``workbook.pipeline.student_grading``.
 
 Before a student is sent to a worker, ``workbook.course.intake`` checks the submission: a refused one (symlinks,
-special files, oversized files) is not graded and its status names the problem; a malformed
-``timestamp.txt`` is graded as on time (nbgrader's rule for a submission without one) with a note.
+special files, oversized files, names that are not UTF-8) is not graded and its status names the problem. Each
+submission's time is its trusted one (``workbook.course.received``); a malformed ``timestamp.txt``, or one that
+claims an earlier time, is noted.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ not followed) are owned by the account named like the student it claims. Anythin
 a symbolic link, a special file, an unreadable folder) is moved, untouched, to
 ``EXCHANGE/COURSE/quarantine/`` (the grader's, mode 700: a rename beside ``inbound/``, so nothing is
 copied and the files keep their owner as evidence), one warning line names it, and nbgrader then
-collects the student's newest genuine submission.
+collects the student's newest genuine submission, and keeps its receipt: the time the submission took its final
+form in the exchange (``workbook.course.received``), which decides its lateness.
 
 Owners only mean something where every user has their own uid. Where the exchange cannot tell them
 apart (every submission owned by one uid while naming several students, or an owner with no account
@@ -35,6 +36,7 @@ from traitlets import Bool
 from traitlets.config import Config
 
 from workbook.course.layout import ACCEPT_FLAG, ASSIGNMENT, QUARANTINE, Course, CourseError
+from workbook.course.received import arrival_time, record_receipt
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,15 @@ class OwnerCheckedCollect(ExchangeCollect):
         if self.coursedir.course_id:  # without one nbgrader's init_src fails and says so
             self.quarantine_unsafe()
         super().init_src()
+
+    def do_copy(self, src: str, dest: str, log: object = None) -> None:
+        """nbgrader's copy of the inbound folder ``src`` to ``submitted/STUDENT/ASSIGNMENT`` (``dest``), then the
+        student's receipt: the newest change time of ``src`` and everything in it (``received.arrival_time``),
+        which the student cannot set back, as the submission's time."""
+        when = arrival_time(Path(src))
+        super().do_copy(src, dest, log)
+        student = Path(dest).parent.name
+        record_receipt(Course(Path(self.coursedir.root)), student, when, "the exchange's change time")
 
     def submissions(self, student: str = "*") -> list[Submission]:
         """The inbound's submissions of this assignment claiming ``student`` ("*": anyone), oldest first."""

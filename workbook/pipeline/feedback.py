@@ -6,8 +6,10 @@ replaces the outputs of every autograded cell with the judge's results for that 
 
 - a visible case: ``✓ name: the call`` or ``✗ name: called ..., got ..., expected ...`` (cut to
   ``MESSAGE_CHARS``);
-- a hidden case: ``✓ hidden test name`` or ``✗ hidden test name: the instructor's hint``. Nothing of a
-  hidden case's inputs, code or of what the student's code did with them is shown.
+- the cell's hidden cases together, never one by one (the student's code saw their inputs, so which of them
+  passed could tell those inputs): ``✓ hidden tests: all 3 passed``, or ``✗ hidden tests: not all 3 passed``
+  and the instructor's hints of every hidden case of the cell, what they check. Nothing of a hidden case's
+  inputs, code or of what the student's code did with them is shown.
 
 Below them stays what the student's own code printed while the notebook ran that cell's visible cases
 (warnings, log lines, stderr: ``check`` collects it under its ``PRINTED`` line), shown and never scored.
@@ -56,20 +58,35 @@ MESSAGE_CHARS = 400
 
 
 def case_lines(cases: list[dict]) -> str:
-    """The text shown in a test cell for the judge's ``cases`` of that cell (see the module)."""
+    """The text shown in a test cell for the judge's ``cases`` of that cell (see the module): a line per
+    visible case, then one summary of the hidden cases."""
     lines = []
     for case in cases:
-        name = case["key"].split("/", 1)[1]
-        mark = "✓" if case["status"] == "passed" else "✗"
         if case["hidden"]:
-            lines.append(f"{mark} hidden test {name}" + ("" if mark == "✓" else f": {case['hint']}"))
-        elif mark == "✓":
+            continue
+        name = case["key"].split("/", 1)[1]
+        if case["status"] == "passed":
             lines.append(f"✓ {name}: {case['call']}")
         else:
             message = case["message"]
             cut = message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + " ..."
             lines.append(f"✗ {name}: {cut}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + hidden_summary([case for case in cases if case["hidden"]])) + "\n"
+
+
+def hidden_summary(hidden: list[dict]) -> list[str]:
+    """The lines of a cell's ``hidden`` cases: whether all passed and, when not, every one's hint (each hint
+    once, in order), never which case failed."""
+    if not hidden:
+        return []
+    several = len(hidden) > 1
+    if all(case["status"] == "passed" for case in hidden):
+        return [f"✓ hidden tests: all {len(hidden)} passed" if several else "✓ hidden test: passed"]
+    head = f"✗ hidden tests: not all {len(hidden)} passed" if several else "✗ hidden test: failed"
+    hints = list(dict.fromkeys(case["hint"] for case in hidden if case["hint"]))
+    if not hints:
+        return [head]
+    return [f"{head}; what {'they check' if several else 'it checks'}:", *(f"  - {hint}" for hint in hints)]
 
 
 class JudgeResults(Preprocessor):

@@ -34,9 +34,10 @@ from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
 from workbook.course.accidents import failure_reason, grade_ids, log_notes, plan_notebooks, stage_renamed
-from workbook.course.intake import LenientTimestamps, read_timestamp
+from workbook.course.intake import TrustedTimestamps, timestamp_note
 from workbook.course.late import refresh_late_penalties
 from workbook.course.layout import ASSIGNMENT, Course
+from workbook.course.received import submission_time
 from workbook.grading.isolation import course_isolation
 from workbook.grading.results import results_path
 from workbook.grading.scoring import finish_results
@@ -129,8 +130,9 @@ def autograde_notebooks(course: Course, student: str, config: Config) -> tuple[l
 
 
 def api(config: Config) -> NbGraderAPI:
-    """nbgrader's API on ``config`` reading ``timestamp.txt`` leniently (``workbook.course.intake``)."""
-    return NbGraderAPI(coursedir=LenientTimestamps(config=config), config=config)
+    """nbgrader's API on ``config`` taking each submission's time from its receipt, never from ``timestamp.txt``
+    (``workbook.course.intake``)."""
+    return NbGraderAPI(coursedir=TrustedTimestamps(config=config), config=config)
 
 
 def without_execution(config: Config) -> Config:
@@ -156,8 +158,8 @@ def grade_one(course: Course, student: str, timeout: int, isolation: str | None 
     results_path(course, student).unlink(missing_ok=True)
     config = grading_config(course, timeout, isolation, slot)
     executed, notes = autograde_notebooks(course, student, config)
-    _, timestamp_note = read_timestamp(course.submitted(student))
-    notes = [*([timestamp_note] if timestamp_note else []), *notes]
+    note = timestamp_note(course.submitted(student), submission_time(course, student))
+    notes = [*([note] if note else []), *notes]
     results = finish_results(course, student, course_isolation(course, isolation), slot, executed, notes)
     refresh_late_penalties(course, [student])
     for lab in results["labs"]:

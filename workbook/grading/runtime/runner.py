@@ -8,8 +8,10 @@ oracle's calls of the ``FUNCTION``s of your module). It imports ``compaction_lab
 case of ``CASES.json`` (a list of ``{"key", "function", "args", "kwargs"}``) with ``wire.observe`` and writes
 JSON lines to file descriptor ``FD`` (a pipe to the grader): ``{"ready": true}`` (or ``{"import_error":
 ...}``), then per case ``{"start": key}`` and ``{"key": key, "observation": ...}``. What the code prints goes
-to stdout and stderr, which the grader caps and never scores. The runner decides nothing: the grader compares its
-reports with the reference solutions' outcomes, which never enter this process.
+to stdout and stderr, which the grader caps and never scores. Nothing can be typed: reading stdin (``input()``,
+``sys.stdin.readline()``) raises ``InputAtGrading`` at once, which the grader names in the lab's status.
+The runner decides nothing: the grader compares its reports with the reference solutions' outcomes, which never
+enter this process.
 """
 
 from __future__ import annotations
@@ -22,6 +24,35 @@ from collections.abc import Callable
 from typing import Any
 
 _write, _dumps = os.write, json.dumps  # bound before any student code runs
+
+
+class InputAtGrading(EOFError):
+    """Raised when your code reads stdin while it is graded (``input()``, ``sys.stdin.read()``): nothing can be
+    typed there. An ``EOFError``, as a closed stdin gives, so code that handles the end of its input still can."""
+
+
+class NoInput:
+    """``sys.stdin`` while the cases run: every read raises ``InputAtGrading`` (instead of waiting, or of a
+    bare ``EOFError`` the grader could not tell apart from any other)."""
+
+    def _refuse(self, *args: object) -> str:
+        raise InputAtGrading("your code asked for input, and nothing can be typed while your work is graded")
+
+    read = readline = readlines = _refuse
+
+    def __iter__(self) -> NoInput:
+        return self
+
+    def __next__(self) -> str:
+        return self._refuse()
+
+    def isatty(self) -> bool:
+        """Never a terminal."""
+        return False
+
+    def fileno(self) -> int:
+        """Standard input's descriptor (``/dev/null`` in the sandbox)."""
+        return 0
 
 
 def reporter(fd: int) -> Callable[[dict[str, Any]], None]:
@@ -40,6 +71,7 @@ def main(argv: list[str]) -> int:
     report = reporter(int(fd))
     with open(cases_file, encoding="utf-8") as handle:
         cases = json.load(handle)
+    sys.stdin = NoInput()  # before any student code: input() fails at once
     try:
         if oracle:  # before your module: its import may call another lab's function already
             from . import relay
