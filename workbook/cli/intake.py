@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from workbook.cli.common import add_course_option
+from workbook.cli.common import add_course_option, print_by_kind
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -49,17 +49,17 @@ def run(args: argparse.Namespace, console: Console) -> int:
 
     report = intake_archive(Course(args.course), args.archive, args.roster, args.roster_id, args.force)
     console.print(f"{escape(str(args.archive))}: a {report.layout.capitalize()} bulk download", highlight=False)
-    for kind, lines, style in (
-        ("written", report.written, ""),
-        ("latest kept", report.superseded, "yellow"),
-        ("dropped", report.dropped, "yellow"),
-        ("refused", report.refused, "red"),
-        ("unknown student", report.unknown, "red"),
-        ("kept", report.kept, "yellow"),
-        ("ignored", report.ignored, "yellow"),
-    ):
-        for line in lines:
-            text = f"{kind}: {escape(line)}"
-            console.print(f"[{style}]{text}[/]" if style else text, highlight=False)
+    print_by_kind(
+        console,
+        (
+            ("written", report.written, ""),
+            ("latest kept", report.superseded, "yellow"),
+            ("dropped", report.dropped, "yellow"),
+            ("refused", report.refused, "red"),
+            ("unknown student", report.unknown, "red"),
+            ("kept", report.kept, "yellow"),
+            ("ignored", report.ignored, "yellow"),
+        ),
+    )
     console.print(f"{len(report.written)} submissions written", highlight=False)
     return 0 if report.complete else 1

@@ -7,7 +7,7 @@ import argparse
 from rich.console import Console
 from rich.markup import escape
 
-from workbook.cli.common import add_course_option
+from workbook.cli.common import add_course_option, print_by_kind
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -57,16 +57,16 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from workbook.lms.registration import tool_registration
 
     report = push(course, GradeService(tool_registration(course)), args.lab, args.total)
-    for kind, lines, style in (
-        ("created", report.created, "green"),
-        ("posted", report.posted, ""),
-        ("skipped", report.skipped, "yellow"),
-        ("unknown student", report.unknown, "yellow"),
-        ("failed", report.failed, "red"),
-    ):
-        for line in lines:
-            text = f"{kind}: {escape(line)}"
-            console.print(f"[{style}]{text}[/]" if style else text, highlight=False)
+    print_by_kind(
+        console,
+        (
+            ("created", report.created, "green"),
+            ("posted", report.posted, ""),
+            ("skipped", report.skipped, "yellow"),
+            ("unknown student", report.unknown, "yellow"),
+            ("failed", report.failed, "red"),
+        ),
+    )
     console.print(
         f"{len(report.posted)} scores posted, {len(report.unchanged)} unchanged, {len(report.failed)} failed, "
         f"{len(report.unknown)} students unknown to the LMS",
