@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..budget import BudgetOptions
+from .. import budget
 from ..records import Entry
 from .example import SYSTEM_PROMPT, estimate_example_tokens, example_entries, example_summary
 
 
-def example_options(max_tokens: float = 31, reserved_output: float = 4, safety_margin: float = 2) -> BudgetOptions:
+def example_options(
+    max_tokens: float = 31, reserved_output: float = 4, safety_margin: float = 2
+) -> budget.BudgetOptions:
     """The example's budget: system prompt "sys" (3 tokens), the example estimator, and these numbers."""
-    return BudgetOptions(
+    return budget.BudgetOptions(
         max_tokens=max_tokens,
         system_prompt=SYSTEM_PROMPT,
         reserved_output=reserved_output,

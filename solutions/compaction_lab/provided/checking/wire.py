@@ -2,7 +2,7 @@
 
 A case (``provided/checking``) names a function and its inputs as *wire* values: JSON types, plus a few
 tagged objects for what JSON cannot say (``{"$float": "nan"}``, ``{"$tuple": [...]}``, budget options
-with a named estimator, the dataclasses of ``INPUT_DATACLASSES`` by their fields). ``observe`` decodes
+with a named estimator, the dataclasses of ``input_dataclasses()`` by their fields). ``observe`` decodes
 the inputs, calls the function and reports, again as wire values, what came back or what was raised,
 the inputs after the call (were they changed?) and which returned lists or dicts are the very objects
 passed in (shared).
@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ...budget import BudgetOptions, CachePolicy
+from ... import budget as budget_lab  # the module, looked up when used: see input_dataclasses
 from ..example import estimate_example_tokens
 
 MAX_DEPTH = 64
@@ -32,9 +32,13 @@ MAX_NODES = 200_000
 MAX_MESSAGE = 2_000
 """Characters of an exception message that are kept."""
 
-INPUT_DATACLASSES: dict[str, type] = {"CachePolicy": CachePolicy}
-"""Dataclasses a case may pass as an input, written as ``to_wire`` writes them: ``{"$dataclass": name,
-"fields": {...}}``."""
+
+def input_dataclasses() -> dict[str, type]:
+    """Dataclasses a case may pass as an input, written as ``to_wire`` writes them: ``{"$dataclass": name,
+    "fields": {...}}``. Looked up when used, not bound at import: once autoreload reloads ``budget.py`` on a
+    save, a class bound here would be the old one, which the student's new code no longer accepts."""
+    return {"CachePolicy": budget_lab.CachePolicy}
+
 
 _type, _len, _id, _str, _isnan = type, len, id, str, math.isnan  # bound before any student code runs
 
@@ -77,7 +81,7 @@ def _encode(value: Any, path: str, depth: int, budget: list[int], function: Call
             raise WireError(f"{path}: a dict key that is not a string")
         items = {key: _encode(item, f"{path}[{key!r}]", depth + 1, budget, function) for key, item in value.items()}
         return {"$dict": items} if any(key.startswith("$") for key in items) else items
-    if kind is BudgetOptions:
+    if kind is budget_lab.BudgetOptions:
         fields = {field.name: object.__getattribute__(value, field.name) for field in dataclasses.fields(kind)}
         estimate = fields.pop("estimate_tokens")
         spec = getattr(estimate, "wire_spec", None)
@@ -103,7 +107,7 @@ def _encode(value: Any, path: str, depth: int, budget: list[int], function: Call
 
 def from_wire(value: Any, classes: dict[str, type] | None = None, function: Callable[[Any], Any] | None = None) -> Any:
     """Build fresh Python objects from wire data (the inverse of ``to_wire`` for inputs). ``classes``: the
-    dataclasses a ``$dataclass`` may name (``INPUT_DATACLASSES`` by default), each built from the fields it
+    dataclasses a ``$dataclass`` may name (``input_dataclasses()`` by default), each built from the fields it
     takes (others are dropped); with ``function``, a ``{"$callback": number}`` becomes ``function(number)``
     (``provided/relay.py``)."""
     if isinstance(value, list):
@@ -119,10 +123,12 @@ def from_wire(value: Any, classes: dict[str, type] | None = None, function: Call
     if "$options" in value:
         fields = from_wire(value["$options"], classes, function)
         estimate = fields.pop("estimator")
-        return BudgetOptions(estimate_tokens=estimate if callable(estimate) else estimator(estimate), **fields)
+        return budget_lab.BudgetOptions(
+            estimate_tokens=estimate if callable(estimate) else estimator(estimate), **fields
+        )
     if "$dataclass" in value:
         # Only the fields the class here takes: a student's class may carry more (the reference reads its own).
-        kind = (classes or INPUT_DATACLASSES)[value["$dataclass"]]
+        kind = (classes or input_dataclasses())[value["$dataclass"]]
         fields = from_wire(value["fields"], classes, function)
         taken = {field.name for field in dataclasses.fields(kind) if field.init}
         return kind(**{name: item for name, item in fields.items() if name in taken})
