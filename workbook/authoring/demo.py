@@ -40,11 +40,15 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
     console.rule("build")
     with console.status("building the course: config, source/ and the gradebook (nbgrader creates its tables)"):
         course = build(course_dir)
-    console.print(f"built {course.root}: nbgrader_config.py, source/, gradebook.db")
+    # paths relative to the course: a temporary course is gone once the demo ends
+    console.print("built the course: nbgrader_config.py, source/, gradebook.db")
     console.rule("release")
     with console.status("releasing: nbgrader's generate_assignment, then the check for hidden tests and solutions"):
         files = release(course)
-    console.print(f"{len(files)} files released to {course.release}, checked for hidden tests and solutions")
+    console.print(
+        f"{len(files)} files released to {course.release.relative_to(course.root)}/, "
+        "checked for hidden tests and solutions"
+    )
     console.rule("submissions")
     with tempfile.TemporaryDirectory(prefix="workbook-samples-") as samples:
         for student, make in SAMPLES.items():
@@ -64,10 +68,10 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
     if report.withheld:
         raise CourseError(f"feedback withheld for {', '.join(report.withheld)}")
     console.print(
-        f"feedback: {sum(map(len, report.pages.values()))} HTML pages under {course.root / 'feedback'}, "
+        f"feedback: {sum(map(len, report.pages.values()))} HTML pages under feedback/, "
         "each test cell showing the judge's results"
     )
-    console.print(f"grades: {export(course)}")
-    console.print(f"cohort report: {write_report(course)}")
+    console.print(f"grades: {export(course).relative_to(course.root)}")
+    console.print(f"cohort report: {write_report(course).relative_to(course.root)}")
     with course.gradebook() as gradebook:
         return read_grades(gradebook, list(SAMPLES))

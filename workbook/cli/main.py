@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+from typing import TYPE_CHECKING
 
 from workbook.errors import CourseError
 from workbook.lean_imports import skip_iri_grammar
 from workbook.third_party_warnings import ignore_nbgrader_add_submission_warning
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DESCRIPTION = (
     "The compaction workbook's tools. Instructors: build, release, collect (or intake an LMS download), autograde, "
@@ -54,15 +59,28 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
+PIPE_WIDTH = 1000
+"""Columns a command's output may take when it is not a terminal (a log, CI) and ``COLUMNS`` is not set."""
+
+
+def command_console() -> Console:
+    """Rich's console for a command's output: a terminal's width, or ``PIPE_WIDTH`` columns in a pipe without
+    ``COLUMNS`` (rich would assume 80 and cut table cells to ``stude…``; a log or CI keeps them whole)."""
+    from rich.console import Console
+
+    console = Console()
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console.width = max(console.width, PIPE_WIDTH)
+    return console
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one ``workbook`` command; return its exit code (1 with a one-line message on a course error)."""
     argv = sys.argv[1:] if argv is None else argv
     skip_iri_grammar()
     ignore_nbgrader_add_submission_warning()
     args = parser().parse_args(argv)
-    from rich.console import Console
-
-    console = Console()
+    console = command_console()
     try:
         code = args.run(args, console)
     except CourseError as error:
