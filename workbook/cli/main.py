@@ -18,7 +18,7 @@ from workbook.third_party_warnings import ignore_nbgrader_add_submission_warning
 
 DESCRIPTION = (
     "The compaction workbook's tools. Instructors: build, release, collect (or intake an LMS download), autograde, "
-    "grades, feedback, export, lms push (grades to the LMS), report (in that order, on an nbgrader course "
+    "grades, feedback, export, lms push (grades to the LMS), report, similarity (in that order, on an nbgrader course "
     "directory), demo, and validate (do the tests grade right?). "
     "Students without a hub: practice and check. Anyone: inspect a real coding-agent session under the labs' rules."
 )
@@ -34,6 +34,7 @@ COMMANDS = (
     "export",
     "lms",
     "report",
+    "similarity",
     "validate",
     "demo",
     "practice",

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from workbook.course.layout import Course
 from workbook.manifest import LABS
 from workbook.similarity.clusters import clusters
-from workbook.similarity.detect import LabComparison, Pair, Settings, SimilarityError, compare, lex_all
+from workbook.similarity.detect import LabComparison, Pair, compare, lex_all
+from workbook.similarity.settings import Settings, SimilarityError
 from workbook.similarity.sources import CODE, KINDS, collect
 
 NOTICE = (

@@ -1,11 +1,12 @@
-"""Fingerprint a class's documents of one lab with copydetect and score every pair of students.
+"""Fingerprint a class's documents of one lab the way copydetect does and score every pair of students.
 
 The detector is copydetect's (the MOSS approach): a code document is lexed with Pygments and filtered
 (``copydetect.utils.filter_code``: every name becomes ``V``, ``F`` or ``O``, every string ``S``, comments and
 whitespace are dropped), so renaming identifiers or rewriting comments changes nothing; a written answer is
 compared as its words, lower-cased. Every ``min_match``-character window of the filtered text is hashed and
-winnowed (``copydetect.CodeFingerprint``); the hashes of the boilerplate (every window, not only the winnowed
-ones) are removed, so the starter and the provided code never count.
+winnowed (``copydetect.utils.winnow``); the hashes of the boilerplate (every window, not only the winnowed
+ones) are removed, so the starter and the provided code never count. The one departure: the window hash is a
+stable one of our own (``window_hashes``), since copydetect's is salted per process.
 
 The share of a student's document matched by another's is copydetect's: the characters of the filtered text
 covered by a fingerprint the other document also has, over those covered by any of its fingerprints
@@ -16,62 +17,26 @@ Scoring all pairs with ``compare_files`` takes about 0.7 ms a pair (its sets are
 pairs a lab; instead an inverted index (hash -> the students holding it) gives, for each student, the others
 sharing any fingerprint, and the same share is computed for all of them at once with numpy. Only flagged pairs go
 through ``compare_files``, for the matched slices of the original text. Lexing, the slow step (Pygments), runs in
-worker processes; hashing stays in this one (Python's string hashes differ between processes).
+worker processes.
 """
 
 from __future__ import annotations
 
-import io
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from copydetect import CodeFingerprint, compare_files
-from copydetect.utils import filter_code
+from copydetect import compare_files
+from copydetect.utils import filter_code, get_token_coverage, winnow
 
+from workbook.similarity.settings import Settings
 from workbook.similarity.sources import ANSWER, CODE, ClassDocuments
 from workbook.similarity.spans import Span, line_spans
 
-THRESHOLD = 0.55
-"""Default score at which a pair is flagged; measured in docs/instructors/similarity.md."""
-MIN_MATCH = 20
-"""Default shortest match that counts in code, in characters of filtered code (``V=V+1`` is 5)."""
-ANSWER_MIN_MATCH = 40
-"""Default shortest match that counts in a written answer, in characters of its lower-cased words."""
-WINDOW = 6
-"""Winnowing window, in hashes: every match of ``min_match + WINDOW - 1`` characters is found."""
 PARALLEL_FROM = 64
 """Lex in worker processes only from this many documents (a pool costs more than it saves below)."""
-
-
-class SimilarityError(ValueError):
-    """A setting out of range (the message names it and the range)."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How documents are compared: ``threshold`` (0 < T <= 1, a share), ``min_match`` (code) and
-    ``answer_min_match`` (answers) in characters, ``window`` in hashes. ``SimilarityError`` for a value out of
-    range."""
-
-    threshold: float = THRESHOLD
-    min_match: int = MIN_MATCH
-    answer_min_match: int = ANSWER_MIN_MATCH
-    window: int = WINDOW
-
-    def __post_init__(self) -> None:
-        if not 0 < self.threshold <= 1:
-            raise SimilarityError(f"threshold: expected a share above 0 and at most 1, got {self.threshold!r}")
-        for name in ("min_match", "answer_min_match", "window"):
-            value = getattr(self, name)
-            if type(value) is not int or value < 1:
-                raise SimilarityError(f"{name}: expected a whole number of at least 1, got {value!r}")
-
-    def k(self, kind: str) -> int:
-        """The shortest match of documents of ``kind``."""
-        return self.min_match if kind == CODE else self.answer_min_match
 
 
 @dataclass(frozen=True)
@@ -133,28 +98,69 @@ def lex_all(texts: Sequence[str], kind: str, workers: int | None = None) -> list
         return list(pool.map(_lex_code, texts, chunksize=max(1, len(texts) // (4 * workers))))
 
 
-def fingerprint(
-    text: str, lexed: tuple[str, np.ndarray], k: int, window: int, boilerplate: np.ndarray
-) -> CodeFingerprint:
-    """copydetect's fingerprint of ``text`` already lexed as ``lexed``, without the ``boilerplate`` hashes."""
+@dataclass(frozen=True)
+class Fingerprint:
+    """One document's winnowed fingerprints, with the fields ``copydetect.compare_files`` reads: ``k`` (the
+    shortest match), ``hashes`` (the set kept), ``hash_idx`` (hash -> its positions in ``filtered_code``),
+    ``token_coverage`` (characters of ``filtered_code`` under a kept window), ``offsets`` (copydetect's map back
+    to ``raw_code``)."""
+
+    raw_code: str
+    filtered_code: str
+    offsets: np.ndarray
+    k: int
+    hashes: set[int]
+    hash_idx: dict[int, list[int]]
+    token_coverage: float
+
+
+_MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def window_hashes(filtered: str, k: int) -> np.ndarray:
+    """A hash of every ``k``-character window of ``filtered`` (int64, one per start position), the same in every
+    process and run: copydetect hashes with Python's ``hash``, which is salted per process, so its winnowing picks
+    other windows on every run and a score moves by several points; this is a polynomial hash with a splitmix64
+    finish instead."""
+    codes = np.frombuffer(filtered.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    if len(codes) < k:
+        return np.array([], dtype=np.int64)
+    with np.errstate(over="ignore"):  # arithmetic modulo 2**64 is the point
+        powers = np.cumprod(np.full(k, 1_000_003, dtype=np.uint64))[::-1]
+        value = (np.lib.stride_tricks.sliding_window_view(codes, k) * powers).sum(axis=1, dtype=np.uint64)
+        value ^= value >> np.uint64(30)
+        value *= _MIX[0]
+        value ^= value >> np.uint64(27)
+        value *= _MIX[1]
+        value ^= value >> np.uint64(31)
+    return value.view(np.int64)
+
+
+def fingerprint(text: str, lexed: tuple[str, np.ndarray], k: int, window: int, boilerplate: np.ndarray) -> Fingerprint:
+    """The winnowed fingerprints of ``text`` already lexed as ``lexed`` (copydetect's ``winnow``), without the
+    ``boilerplate`` hashes."""
     filtered, offsets = lexed
-    result = CodeFingerprint("lab.py", k, window, boilerplate=boilerplate, filter=False, fp=io.StringIO(filtered))
-    result.raw_code, result.offsets = text, offsets  # as filter=True would have set them
-    return result
+    hashes, positions = winnow(window_hashes(filtered, k), window, remove_duplicates=False)
+    keep = ~np.isin(hashes, boilerplate)
+    hash_idx: dict[int, list[int]] = {}
+    for value, position in zip(hashes[keep].tolist(), positions[keep].tolist(), strict=True):
+        hash_idx.setdefault(value, []).append(position)
+    coverage = get_token_coverage(hash_idx, k, len(filtered))
+    return Fingerprint(text, filtered, offsets, k, set(hash_idx), hash_idx, coverage)
 
 
 def boilerplate_hashes(text: str, kind: str, k: int) -> np.ndarray:
-    """Every ``k``-window hash of the boilerplate ``text`` (a window of 1: none left out by winnowing)."""
-    if not text:
-        return np.array([], dtype=np.int64)
-    return np.array(sorted(CodeFingerprint("lab.py", k, 1, filter=False, fp=io.StringIO(lex(text, kind)[0])).hashes))
+    """Every ``k``-window hash of the boilerplate ``text`` (not only those winnowing would keep), sorted."""
+    return np.unique(window_hashes(lex(text, kind)[0], k)) if text else np.array([], dtype=np.int64)
 
 
-def share_matrix(fingerprints: Sequence[CodeFingerprint]) -> np.ndarray:
+def share_matrix(fingerprints: Sequence[Fingerprint]) -> np.ndarray:
     """``shares[a, b]``: the share of document ``a`` matched in document ``b``, as ``compare_files`` computes it
     (0 on the diagonal and for an empty document), for every pair at once."""
     n = len(fingerprints)
     shares = np.zeros((n, n))
+    if n < 2:
+        return shares
     # per document, its positions (sorted) and the hash at each
     located = []
     for item in fingerprints:
@@ -220,7 +226,7 @@ def compare(
     )
 
 
-def _pair(documents: ClassDocuments, first: str, second: str, one: CodeFingerprint, two: CodeFingerprint) -> Pair:
+def _pair(documents: ClassDocuments, first: str, second: str, one: Fingerprint, two: Fingerprint) -> Pair:
     _, (share_one, share_two), (slices_one, slices_two) = compare_files(one, two)
     return Pair(
         documents.lab,

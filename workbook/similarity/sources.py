@@ -28,7 +28,7 @@ ANSWER = "answer"
 KINDS = (CODE, ANSWER)
 """What a document is: a lab's code (compared as Python tokens) or its written answer (compared as text)."""
 
-BEGIN = re.compile(r"^\s*# BEGIN LAB (?P<lab>\d+)\s*$")
+BEGIN = re.compile(r"^(?P<indent>\s*)# BEGIN LAB (?P<lab>\d+)\s*$")
 END = re.compile(r"^\s*# END LAB (?P<lab>\d+)\s*$")
 _LAB_MODULES = frozenset(lab.module for lab in LABS)
 
