@@ -83,10 +83,11 @@ def plot_scores(findings: Findings, path: Path) -> Path:
     for axis, comparison in zip(axes[0], code, strict=False):
         axis.hist(comparison.scores, bins=[step / 20 for step in range(21)], color="#4c72b0", edgecolor="white")
         axis.axvline(findings.settings.threshold, color="#c44e52", linestyle="--")
-        axis.set_yscale("log")
+        if len(comparison.scores) and comparison.scores.max() > 0:
+            axis.set_yscale("log")  # the many ordinary pairs would flatten the few high ones
         axis.set_title(f"lab {comparison.lab}: {len(comparison.scores)} pairs")
         axis.set_xlabel("pair score")
-    axes[0][0].set_ylabel("pairs (log)")
+    axes[0][0].set_ylabel("pairs")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
