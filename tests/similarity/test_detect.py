@@ -18,7 +18,7 @@ from workbook.similarity.sources import ANSWER, CODE, ClassDocuments, code_boile
 
 def prints(lab: int):
     settings = Settings()
-    boilerplate = boilerplate_hashes(code_boilerplate(lab), CODE, settings.min_match)
+    boilerplate = np.concatenate([boilerplate_hashes(part, CODE, settings.min_match) for part in code_boilerplate(lab)])
     texts = [lab_regions(module_text(entry), lab) for entry in bank((lab,))[:6]]
     return [fingerprint(text, lex(text, CODE), settings.min_match, settings.window, boilerplate) for text in texts]
 
@@ -50,7 +50,7 @@ def test_renaming_and_comments_do_not_change_the_filtered_code():
 def test_answers_are_compared_as_words_without_the_boilerplate():
     prompt = "YOUR ANSWER HERE"
     answer = "The fixed costs come off first, then whole interactions are kept from the newest backwards. " * 2
-    documents = ClassDocuments(3, ANSWER, {"ann": answer, "bob": answer.upper(), "cat": prompt}, prompt)
+    documents = ClassDocuments(3, ANSWER, {"ann": answer, "bob": answer.upper(), "cat": prompt}, (prompt,))
     result = compare(documents, Settings())
     assert [(pair.first, pair.second) for pair in result.flagged] == [("ann", "bob")]
     assert result.flagged[0].share_first == pytest.approx(1.0) and result.scores.tolist()[1:] == [0.0, 0.0]

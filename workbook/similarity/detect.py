@@ -22,6 +22,7 @@ worker processes.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -89,13 +90,17 @@ def _lex_code(text: str) -> tuple[str, np.ndarray]:
 
 
 def lex_all(texts: Sequence[str], kind: str, workers: int | None = None) -> list[tuple[str, np.ndarray]]:
-    """``lex`` of every text, in order; code in ``workers`` processes (default: the machine's cores) when there
-    are at least ``PARALLEL_FROM`` texts."""
-    if kind == ANSWER or len(texts) < PARALLEL_FROM or workers == 1:
-        return [lex(text, kind) for text in texts]
-    workers = workers or os.cpu_count() or 1
-    with ProcessPoolExecutor(workers) as pool:
-        return list(pool.map(_lex_code, texts, chunksize=max(1, len(texts) // (4 * workers))))
+    """``lex`` of every text, in order, each distinct text once (an untouched starter region is common); code
+    in ``workers`` processes (default: the machine's cores) when there are at least ``PARALLEL_FROM`` texts."""
+    distinct = list(dict.fromkeys(texts))
+    if kind == ANSWER or len(distinct) < PARALLEL_FROM or workers == 1:
+        done = [lex(text, kind) for text in distinct]
+    else:
+        workers = workers or os.cpu_count() or 1
+        with ProcessPoolExecutor(workers) as pool:
+            done = list(pool.map(_lex_code, distinct, chunksize=max(1, len(distinct) // (4 * workers))))
+    found = dict(zip(distinct, done, strict=True))
+    return [found[text] for text in texts]
 
 
 @dataclass(frozen=True)
@@ -138,10 +143,13 @@ def window_hashes(filtered: str, k: int) -> np.ndarray:
 
 def fingerprint(text: str, lexed: tuple[str, np.ndarray], k: int, window: int, boilerplate: np.ndarray) -> Fingerprint:
     """The winnowed fingerprints of ``text`` already lexed as ``lexed`` (copydetect's ``winnow``), without the
-    ``boilerplate`` hashes."""
+    ``boilerplate`` hashes (sorted)."""
     filtered, offsets = lexed
     hashes, positions = winnow(window_hashes(filtered, k), window, remove_duplicates=False)
-    keep = ~np.isin(hashes, boilerplate)
+    keep = np.ones(len(hashes), dtype=bool)
+    if len(boilerplate):  # sorted: a binary search per hash, not a sort per document
+        found = np.minimum(np.searchsorted(boilerplate, hashes), len(boilerplate) - 1)
+        keep = boilerplate[found] != hashes
     hash_idx: dict[int, list[int]] = {}
     for value, position in zip(hashes[keep].tolist(), positions[keep].tolist(), strict=True):
         hash_idx.setdefault(value, []).append(position)
@@ -149,8 +157,10 @@ def fingerprint(text: str, lexed: tuple[str, np.ndarray], k: int, window: int, b
     return Fingerprint(text, filtered, offsets, k, set(hash_idx), hash_idx, coverage)
 
 
+@functools.lru_cache(maxsize=16)
 def boilerplate_hashes(text: str, kind: str, k: int) -> np.ndarray:
-    """Every ``k``-window hash of the boilerplate ``text`` (not only those winnowing would keep), sorted."""
+    """Every ``k``-window hash of the boilerplate ``text`` (not only those winnowing would keep), sorted; the
+    provided code is every lab's boilerplate, so each text is lexed once per process."""
     return np.unique(window_hashes(lex(text, kind)[0], k)) if text else np.array([], dtype=np.int64)
 
 
@@ -211,7 +221,9 @@ def compare(
     k = settings.k(documents.kind)
     if lexed is None:
         lexed = lex_all(texts, documents.kind)
-    boilerplate = boilerplate_hashes(documents.boilerplate, documents.kind, k)
+    boilerplate = np.unique(
+        np.concatenate([boilerplate_hashes(part, documents.kind, k) for part in documents.boilerplate])
+    )
     prints = [fingerprint(text, item, k, settings.window, boilerplate) for text, item in zip(texts, lexed, strict=True)]
     shares = share_matrix(prints)
     scores = np.maximum(shares, shares.T)

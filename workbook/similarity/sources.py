@@ -36,13 +36,13 @@ _LAB_MODULES = frozenset(lab.module for lab in LABS)
 @dataclass(frozen=True)
 class ClassDocuments:
     """The documents of one lab and kind: ``texts[student]`` is the student's text (students without one are
-    absent), ``boilerplate`` the course's text that never counts, and ``unreadable[student]`` why a student's
+    absent), ``boilerplate`` the course's texts that never count, and ``unreadable[student]`` why a student's
     file could not be read (that student is left out, the others are compared)."""
 
     lab: int
     kind: str
     texts: dict[str, str]
-    boilerplate: str
+    boilerplate: tuple[str, ...]
     unreadable: dict[str, str] = field(default_factory=dict)
 
 
@@ -138,11 +138,10 @@ def class_students(course: Course) -> list[str]:
     return sorted(found)
 
 
-def code_boilerplate(lab: int) -> str:
-    """The starter lab module of ``lab`` and every provided module, joined."""
-    parts = [(STARTERS / f"{lab_record(lab).module}.py").read_text(encoding="utf-8")]
-    parts += [path.read_text(encoding="utf-8") for path in sorted((SOLUTIONS / "provided").rglob("*.py"))]
-    return "\n".join(parts)
+def code_boilerplate(lab: int) -> tuple[str, str]:
+    """The starter lab module of ``lab``, and every provided module joined."""
+    provided = [path.read_text(encoding="utf-8") for path in sorted((SOLUTIONS / "provided").rglob("*.py"))]
+    return (STARTERS / f"{lab_record(lab).module}.py").read_text(encoding="utf-8"), "\n".join(provided)
 
 
 def collect(course: Course, lab: int, kind: str) -> ClassDocuments:
@@ -162,9 +161,10 @@ def collect(course: Course, lab: int, kind: str) -> ClassDocuments:
             continue
         if text is not None:
             texts[student] = text
+    boilerplate: tuple[str, ...]
     if kind == CODE:
         boilerplate = code_boilerplate(lab)
     else:
         released = course.release / notebook
-        boilerplate = (answer_text(released) or "") if released.is_file() else ""
+        boilerplate = ((answer_text(released) or "") if released.is_file() else "",)
     return ClassDocuments(lab, kind, texts, boilerplate, unreadable)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,14 +23,10 @@ def line_spans(text: str, slices: np.ndarray) -> tuple[Span, ...]:
     sorted, touching or overlapping spans merged; () when there is no slice."""
     if len(slices) == 0 or np.size(slices) == 0:
         return ()
-    breaks = [index for index, char in enumerate(text) if char == "\n"]
     found = []
-    for start, end in zip(slices[0], slices[1], strict=True):
-        if end <= start:
-            continue
-        first = bisect.bisect_left(breaks, int(start)) + 1
-        last = bisect.bisect_left(breaks, int(end) - 1) + 1
-        found.append((first, last))
+    for start, end in zip(slices[0].tolist(), slices[1].tolist(), strict=True):
+        if end > start:  # a line number is the count of line breaks before the character, plus one
+            found.append((text.count("\n", 0, start) + 1, text.count("\n", 0, end - 1) + 1))
     merged: list[list[int]] = []
     for first, last in sorted(found):
         if merged and first <= merged[-1][1] + 1:
