@@ -9,9 +9,18 @@ import sys
 import numpy as np
 import pytest
 from copydetect import compare_files
+from copydetect.utils import filter_code
 
 from workbook.authoring.bank import bank, module_text
-from workbook.similarity.detect import boilerplate_hashes, compare, fingerprint, lex, share_matrix, window_hashes
+from workbook.similarity.detect import (
+    boilerplate_hashes,
+    compare,
+    filter_python,
+    fingerprint,
+    lex,
+    share_matrix,
+    window_hashes,
+)
 from workbook.similarity.settings import Settings, SimilarityError
 from workbook.similarity.sources import ANSWER, CODE, ClassDocuments, code_boilerplate, lab_regions
 
@@ -38,6 +47,15 @@ def test_window_hashes_are_the_same_in_another_process():
     code = "from workbook.similarity.detect import window_hashes; print(window_hashes('V=V+1\\nreturn V', 5).tolist())"
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert there.strip() == str(here) and len(here) == 10 and len(set(here)) == 10
+
+
+def test_the_filter_is_copydetects_own():
+    tricky = '#!/usr/bin/env python\nclass Box(Base):\n    """doc"""\n'
+    tricky += "    def put(self, x=f'{y!r}'):  # c\n        return x\n"
+    for text in [tricky, *(module_text(entry) for entry in bank((5,)))]:
+        ours, offsets = filter_python(text)
+        theirs, their_offsets = filter_code(text, "lab.py")
+        assert ours == theirs and np.array_equal(offsets, their_offsets)
 
 
 def test_renaming_and_comments_do_not_change_the_filtered_code():

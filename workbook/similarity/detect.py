@@ -1,12 +1,13 @@
 """Fingerprint a class's documents of one lab the way copydetect does and score every pair of students.
 
-The detector is copydetect's (the MOSS approach): a code document is lexed with Pygments and filtered
-(``copydetect.utils.filter_code``: every name becomes ``V``, ``F`` or ``O``, every string ``S``, comments and
-whitespace are dropped), so renaming identifiers or rewriting comments changes nothing; a written answer is
+The detector is copydetect's (the MOSS approach): a code document is lexed with Pygments and filtered as
+``copydetect.utils.filter_code`` does (every name becomes ``V``, ``F`` or ``O``, every string ``S``, comments
+and whitespace are dropped), so renaming identifiers or rewriting comments changes nothing; a written answer is
 compared as its words, lower-cased. Every ``min_match``-character window of the filtered text is hashed and
-winnowed (``copydetect.utils.winnow``); the hashes of the boilerplate (every window, not only the winnowed
-ones) are removed, so the starter and the provided code never count. The one departure: the window hash is a
-stable one of our own (``window_hashes``), since copydetect's is salted per process.
+winnowed (``copydetect.utils.winnow``); the hashes of the boilerplate (every window, not only the winnowed ones)
+are removed, so the starter and the provided code never count. Two departures, neither changing what is found:
+the window hash is a stable one of our own (``window_hashes``), since copydetect's is salted per process, and
+the filter is copydetect's done twice as fast (``filter_python``, the same output).
 
 The share of a student's document matched by another's is copydetect's: the characters of the filtered text
 covered by a fingerprint the other document also has, over those covered by any of its fingerprints
@@ -27,10 +28,13 @@ import os
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from copydetect import compare_files
-from copydetect.utils import filter_code, get_token_coverage, winnow
+from copydetect.utils import get_token_coverage, winnow
+from pygments import token
+from pygments.lexers.python import PythonLexer
 
 from workbook.similarity.settings import Settings
 from workbook.similarity.sources import ANSWER, CODE, ClassDocuments
@@ -76,13 +80,62 @@ class LabComparison:
     unreadable: dict[str, str]
 
 
+_VARIABLES = {token.Name, token.Name.Variable, token.Name.Attribute}
+_PYTHON = PythonLexer()
+
+
+@functools.cache
+def _category(ttype: Any) -> str:
+    """What ``copydetect.utils.filter_code`` does with a token of type ``ttype`` (its tests, in its order)."""
+    if ttype in _VARIABLES:
+        return "V"
+    for letter, parent in (("F", token.Name.Function), ("O", token.Name.Class)):
+        if ttype in parent:
+            return letter
+    if ttype in (token.Comment.Preproc, token.Comment.Hashbang):
+        return "P"
+    if ttype in token.Text or ttype in token.Comment:
+        return "drop"
+    return "string" if ttype in token.Literal.String else "keep"
+
+
+def filter_python(text: str) -> tuple[str, np.ndarray]:
+    """``copydetect.utils.filter_code(text, "lab.py")``, the same filtered code and offsets, twice as fast: the
+    category of each token type is worked out once (Pygments' subtype test is a walk up its parents), and the
+    filtered code is joined once rather than grown."""
+    parts: list[str] = []
+    length = offset = 0
+    offsets = [[0, 0]]
+    for ttype, value in _PYTHON.get_tokens(text):
+        category = _category(ttype)
+        if category == "string" and value in ("'", '"'):
+            parts.append('"')
+            length += 1
+        elif category in ("V", "F", "P", "string"):
+            parts.append("S" if category == "string" else category)
+            length += 1
+            offsets.append([length - 1, offset])
+            offset += len(value) - 1
+        elif category == "O":
+            parts.append("O")
+            length += 1
+            offsets.append([length - 1, len(value) - 1])  # copydetect's own figure for a class name, kept
+            offset += len(value) - 1
+        elif category == "drop":
+            offsets.append([length - 1, offset])
+            offset += len(value)
+        else:
+            parts.append(value)
+            length += len(value)
+    return "".join(parts), np.array(offsets)
+
+
 def lex(text: str, kind: str) -> tuple[str, np.ndarray]:
     """``text`` as compared and copydetect's offsets back into it: filtered Python for code, words lower-cased
     and single-spaced for an answer (no offsets: the answer is shown as compared)."""
     if kind == ANSWER:
         return " ".join(text.lower().split()), np.array([])
-    filtered, offsets = filter_code(text, "lab.py")
-    return filtered, offsets
+    return filter_python(text)
 
 
 def _lex_code(text: str) -> tuple[str, np.ndarray]:
