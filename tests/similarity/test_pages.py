@@ -53,3 +53,20 @@ def test_the_section_links_each_pair_to_its_page(tmp_path):
     assert (tmp_path / "similarity" / "scores.png").stat().st_size > 1000
     empty = write_section(Findings(Settings(), ()), tmp_path / "empty")
     assert "No pair reaches the threshold." in empty
+
+
+def test_a_group_of_three_is_shown_once_and_an_unreadable_file_is_named(tmp_path):
+    names = ("ann", "bob", "cy")
+    pairs = tuple(
+        Pair(1, "code", first, second, 0.9, 0.9, (Span(1, 1),), (Span(1, 1),), (CODE, CODE))
+        for first, second in (("ann", "bob"), ("ann", "cy"), ("bob", "cy"))
+    )
+    comparison = LabComparison(1, "code", names, np.array([0.9, 0.9, 0.9]), pairs, {"dan": "UnicodeDecodeError: x"})
+    section = write_section(Findings(Settings(), (comparison,)), tmp_path)
+    assert section.count("<li>ann, bob, cy</li>") == 1
+    assert "<li>dan, lab 1 code: UnicodeDecodeError: x</li>" in section
+    assert sorted(path.name for path in (tmp_path / "similarity").glob("*.html")) == [
+        "lab1-code-001.html",
+        "lab1-code-002.html",
+        "lab1-code-003.html",
+    ]

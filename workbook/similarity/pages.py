@@ -132,4 +132,8 @@ def write_section(findings: Findings, report: Path) -> str:
         )
     if not findings.flagged():
         parts.append("<p>No pair reaches the threshold.</p>")
+    unreadable = findings.unreadable()
+    if unreadable:
+        items = "".join(f"<li>{html.escape(where)}: {html.escape(why)}</li>" for where, why in unreadable.items())
+        parts.append(f"<p>Not compared (the file could not be read):</p><ul>{items}</ul>")
     return "".join(parts)
