@@ -85,7 +85,8 @@ def plot_scores(findings: Findings, path: Path) -> Path:
         axis.axvline(findings.settings.threshold, color="#c44e52", linestyle="--")
         if len(comparison.scores) and comparison.scores.max() > 0:
             axis.set_yscale("log")  # the many ordinary pairs would flatten the few high ones
-        axis.set_title(f"lab {comparison.lab}: {len(comparison.scores)} pairs")
+        count = len(comparison.scores)
+        axis.set_title(f"lab {comparison.lab}: {count} pair{'' if count == 1 else 's'}")
         axis.set_xlabel("pair score")
     axes[0][0].set_ylabel("pairs")
     figure.tight_layout()
