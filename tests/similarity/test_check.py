@@ -80,6 +80,18 @@ def test_a_student_whose_file_cannot_be_read_is_named_and_the_others_compared(tm
     assert "UnicodeDecodeError" in findings.unreadable()["a, lab 1 code"]
 
 
+def test_a_symbolic_link_is_never_followed(tmp_path):
+    students = {name: starter_package(tmp_path / "packages" / name / "compaction_lab") for name in "ab"}
+    course = submitted_course(tmp_path / "course", students)
+    secret = tmp_path / "secret.py"
+    secret.write_text("answer = 42\n")
+    module = course / "submitted" / "a" / "compaction_labs" / "compaction_lab" / "records.py"
+    module.unlink()
+    module.symlink_to(secret)
+    findings = find_similar(Course(course), labs=[1], kinds=["code"], workers=1)
+    assert findings.unreadable() == {"a, lab 1 code": "OSError: records.py is a symbolic link"}
+
+
 def test_bad_input_is_refused_by_name(tmp_path):
     with pytest.raises(CourseError, match="not a workbook course"):
         find_similar(Course(tmp_path))

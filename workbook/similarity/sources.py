@@ -94,24 +94,33 @@ def own_modules(package: Path, module_source: str) -> list[str]:
     return sorted(name for name in own if (package / f"{name}.py").is_file())
 
 
+def read_own(path: Path) -> str:
+    """The text of the student's file ``path``; ``OSError`` for a symbolic link (intake refuses them, and one
+    placed by hand could show an instructor's file on a page) and when it cannot be read, ``UnicodeDecodeError``
+    when it is not UTF-8."""
+    if path.is_symlink():
+        raise OSError(f"{path.name} is a symbolic link")
+    return path.read_text(encoding="utf-8")
+
+
 def student_code(package: Path, lab: int) -> str | None:
     """Student's code of ``lab`` from their ``package`` folder (see the module's docstring), or None when the lab
-    module is absent. ``OSError``/``UnicodeDecodeError`` when a file cannot be read."""
+    module is absent. ``OSError``/``UnicodeDecodeError`` when a file cannot be read (``read_own``)."""
     module = package / f"{lab_record(lab).module}.py"
-    if not module.is_file():
+    if not (module.is_file() or module.is_symlink()):
         return None
-    source = module.read_text(encoding="utf-8")
+    source = read_own(module)
     parts = [lab_regions(source, lab)]
-    parts += [(package / f"{name}.py").read_text(encoding="utf-8") for name in own_modules(package, source)]
+    parts += [read_own(package / f"{name}.py") for name in own_modules(package, source)]
     return "\n".join(parts)
 
 
 def answer_text(notebook: Path) -> str | None:
     """The text of ``notebook``'s answer cells (markdown, nbgrader ``solution``), joined by blank lines; None
-    when the notebook is absent. ``ValueError`` (JSON) or ``OSError`` when it cannot be read."""
-    if not notebook.is_file():
+    when the notebook is absent. ``ValueError`` (JSON) or ``OSError`` when it cannot be read (``read_own``)."""
+    if not (notebook.is_file() or notebook.is_symlink()):
         return None
-    cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+    cells = json.loads(read_own(notebook)).get("cells", [])
     texts = []
     for cell in cells:
         metadata = cell.get("metadata", {}).get("nbgrader", {})
