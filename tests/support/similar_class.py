@@ -11,14 +11,17 @@ Planted copies (the rest of each copier's package is the starter):
 - ``copies_correct`` hands in ``bank_3``'s lab 2 (``grouping_id_sets``): identifiers renamed, comments and blank
   lines changed, functions reordered, the function ``_match_by_id`` inlined into its one caller;
 - ``copies_buggy`` hands in ``buggy``'s lab 3 (the reference with ``last_three_messages``): identifiers renamed,
-  comments and blank lines changed, the module-level functions reordered.
+  comments and blank lines changed, the module-level functions reordered, ``_content_units`` inlined into its one
+  caller.
 """
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 import textwrap
+import tokenize
 from pathlib import Path
 
 from workbook.authoring.bank import Correct, bank, module_of
@@ -90,10 +93,25 @@ def independent_module(entry: Correct, others: list[Correct]) -> str:
 
 
 def rename(source: str, renames: dict[str, str]) -> str:
-    """Every identifier of ``renames`` replaced, whole words only."""
-    for old, new in renames.items():
-        source = re.sub(rf"\b{old}\b", new, source)
-    return source
+    """Every identifier of ``renames`` replaced where Python reads it as a name: never in a string, but in an
+    f-string's replacement fields (Python 3.11 tokenizes an f-string as one string)."""
+    words = re.compile(rf"\b({'|'.join(map(re.escape, renames))})\b")
+
+    def fields(text: str) -> str:
+        return re.sub(r"\{[^{}]*\}", lambda field: words.sub(lambda word: renames[word[0]], field[0]), text)
+
+    lines = source.splitlines(keepends=True)
+    found = []
+    for item in tokenize.generate_tokens(io.StringIO(source).readline):
+        if item.type == tokenize.NAME and item.string in renames:
+            found.append((item.start, item.string, renames[item.string]))
+        elif item.type == tokenize.STRING and "f" in item.string.split("'")[0].split('"')[0].lower():
+            if item.start[0] == item.end[0]:
+                found.append((item.start, item.string, fields(item.string)))
+    for (row, column), old, new in reversed(found):  # right to left: earlier columns stay where they are
+        line = lines[row - 1]
+        lines[row - 1] = line[:column] + new + line[column + len(old) :]
+    return "".join(lines)
 
 
 def restyle(source: str) -> str:
@@ -135,14 +153,38 @@ def inline_match_by_id(source: str) -> str:
     return source.replace(text, "").replace(call, inlined)
 
 
+def inline_content_units(source: str) -> str:
+    """``_content_units``, called once in ``_item_units``, written out in its place (its ``path`` renamed
+    ``where``, its early return an ``if``/``elif``/``else``), and its definition removed."""
+    function = re.search(r"(?ms)^def _content_units\(.*?\n    return units\n", source)
+    assert function is not None, "budget.py no longer has _content_units as the copy expects"
+    loop = re.search(
+        r"(?ms)^    for index, block in enumerate\(content\):\n.*?(?=^    return units\n)", function.group(0)
+    )
+    assert loop is not None
+    call = '    units += UNIT_WEIGHTS["message"] + _content_units(item.get("content"), f"{path}.content")\n'
+    assert source.count(call) == 1
+    inlined = (
+        '    units += UNIT_WEIGHTS["message"]\n'
+        '    content, where = item.get("content"), f"{path}.content"\n'
+        "    if type(content) is str:\n"
+        "        units += len(content)\n"
+        "    elif type(content) is not list:\n"
+        '        raise BudgetError(f"{where}: expected a string or a list of blocks, got {type(content).__name__}")\n'
+        "    else:\n" + textwrap.indent(re.sub(r"\bpath\b", "where", loop.group(0)), "    ")
+    )
+    return source.replace(function.group(0), "").replace(call, inlined)
+
+
 def copy_of_correct(original: str) -> str:
     """``original`` (a lab 2 module) disguised: function inlined, renamed, restyled, functions reordered."""
     return reorder_last_region(restyle(rename(inline_match_by_id(original), CORRECT_RENAMES)), 2)
 
 
 def copy_of_buggy(original: str) -> str:
-    """``original`` (a lab 3 module) disguised: renamed, restyled, the last region's functions reordered."""
-    return reorder_last_region(restyle(rename(original, BUGGY_RENAMES)), 3)
+    """``original`` (a lab 3 module) disguised: a function inlined, renamed, restyled, the last region's functions
+    reordered."""
+    return reorder_last_region(restyle(rename(inline_content_units(original), BUGGY_RENAMES)), 3)
 
 
 def packages(dest: Path) -> dict[str, Path]:
