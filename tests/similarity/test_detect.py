@@ -13,11 +13,13 @@ from copydetect.utils import filter_code
 
 from workbook.authoring.bank import bank, module_text
 from workbook.similarity.detect import (
+    PARALLEL_FROM,
     boilerplate_hashes,
     compare,
     filter_python,
     fingerprint,
     lex,
+    lex_all,
     share_matrix,
     window_hashes,
 )
@@ -86,3 +88,11 @@ def test_answers_are_compared_as_words_without_the_boilerplate():
 def test_a_setting_out_of_range_is_refused_by_name(setting, message):
     with pytest.raises(SimilarityError, match=message.replace("(", r"\(")):
         Settings(**setting)
+
+
+def test_lexing_in_worker_processes_gives_what_one_process_gives():
+    texts = [f"def f{n}(x):\n    return x + {n}\n" for n in range(PARALLEL_FROM)] + ["x = 1\n"] * 3
+    parallel, serial = lex_all(texts, CODE, workers=2), lex_all(texts, CODE, workers=1)
+    assert len(parallel) == len(texts) and parallel[0][0] == "defF(V):returnV+0"
+    for (ours, offsets), (theirs, their_offsets) in zip(parallel, serial, strict=True):
+        assert ours == theirs and np.array_equal(offsets, their_offsets)

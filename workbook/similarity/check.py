@@ -62,10 +62,15 @@ def find_similar(
         raise SimilarityError(f"lab: expected one of {', '.join(map(str, known))}, got {unknown[0]!r}")
     settings = settings or Settings()
     documents = [collect(course, lab, kind) for lab in chosen for kind in kinds]
-    # every lab's code lexed in one pool: the pool starts once
-    code = [(item, [item.texts[student] for student in sorted(item.texts)]) for item in documents if item.kind == CODE]
-    flat = lex_all([text for _, texts in code for text in texts], CODE, workers)
-    lexed = {}
-    for item, texts in code:
-        lexed[id(item)], flat = flat[: len(texts)], flat[len(texts) :]
-    return Findings(settings, tuple(compare(item, settings, lexed.get(id(item))) for item in documents))
+    # every lab's code lexed in one pool, so the pool starts once; then split back by lab, in student order
+    code = {
+        item.lab: [item.texts[student] for student in sorted(item.texts)] for item in documents if item.kind == CODE
+    }
+    flat = lex_all([text for texts in code.values() for text in texts], CODE, workers)
+    lexed, start = {}, 0
+    for lab, texts in code.items():
+        lexed[lab], start = flat[start : start + len(texts)], start + len(texts)
+    return Findings(
+        settings,
+        tuple(compare(item, settings, lexed[item.lab] if item.kind == CODE else None) for item in documents),
+    )

@@ -37,7 +37,7 @@ def head(title: str) -> str:
     )
 
 
-def numbered(text: str, spans: frozenset[int] | set[int]) -> str:
+def numbered(text: str, spans: set[int]) -> str:
     """``text`` as escaped, numbered lines, those in ``spans`` (line numbers) marked ``match``."""
     lines = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -127,7 +127,7 @@ def write_section(findings: Findings, report: Path) -> str:
             items = "".join(f"<li>{html.escape(', '.join(group))}</li>" for group in groups)
             parts.append(f"<p>Groups sharing one implementation:</p><ul>{items}</ul>")
         parts.append(
-            "<table><tr><th>pair</th><th>score</th><th>first's share</th><th>second's share</th></tr>"
+            "<table><tr><th>pair</th><th>score</th><th>share of the first</th><th>share of the second</th></tr>"
             + "".join(rows)
             + "</table>"
         )
