@@ -58,12 +58,12 @@ def test_ten_students_handing_in_the_starter_flag_nothing(tmp_path):
 
 
 def test_a_module_of_ones_own_counts_for_the_lab_that_imports_it(tmp_path):
-    function = "def walk(items):\n    total = 0\n    for item in items:\n        total += len(item) * 3 - 1\n"
-    function += "        if total > 99:\n            raise ValueError(f'too long: {total}')\n    return total\n"
+    mine = "def walk(items):\n    total = 0\n    for item in items:\n        total += len(item) * 3 - 1\n"
+    mine += "        if total > 99:\n            raise ValueError(f'too long: {total}')\n    return total\n"
     students = {}
     for name in ("ann", "bob"):
         package = starter_package(tmp_path / "packages" / name / "compaction_lab")
-        (package / "mine.py").write_text(function * 3, encoding="utf-8")
+        (package / "mine.py").write_text(mine * 3, encoding="utf-8")
         source = (package / "resumption.py").read_text(encoding="utf-8")
         (package / "resumption.py").write_text(source + "\nfrom .mine import walk\n", encoding="utf-8")
         students[name] = package

@@ -142,7 +142,7 @@ def reorder_last_region(source: str, lab: int) -> str:
 
 
 def inline_match_by_id(source: str) -> str:
-    """``_match_by_id(interaction, taken)``, the one call of the function, replaced by its body (same names)."""
+    """``_match_by_id(interaction, taken)``, the one call of that function, replaced by its body (same names)."""
     function = re.search(r"(?ms)^def _match_by_id\(.*?\n(?=\n\n|# END LAB 2)", source)
     assert function is not None, "the bank's grouping_id_sets no longer has _match_by_id"
     text = function.group(0)
@@ -177,7 +177,7 @@ def inline_content_units(source: str) -> str:
 
 
 def copy_of_correct(original: str) -> str:
-    """``original`` (a lab 2 module) disguised: function inlined, renamed, restyled, functions reordered."""
+    """``original`` (a lab 2 module) disguised: a function inlined, renamed, restyled, functions reordered."""
     return reorder_last_region(restyle(rename(inline_match_by_id(original), CORRECT_RENAMES)), 2)
 
 

@@ -18,8 +18,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "similarity",
         help="pairs of students whose lab code or written answers match",
-        description="Compare, lab by lab, every pair of students' code (their lab regions and own function "
-        "modules, the starter and provided code never counting) and written answers, with copydetect's "
+        description="Compare, lab by lab, every pair of students' code (their lab regions and the modules "
+        "of their own, the starter and provided code never counting) and written answers, with copydetect's "
         "fingerprints; print each pair at or above the threshold: the two students, the lab, the share of "
         "each side that matches and the matching lines. Changes no grade: a match is a reason to look, "
         "not a verdict. `workbook report` shows the same pairs side by side.",
