@@ -1,4 +1,4 @@
-"""``workbook report``: the cohort report's numbers on a hand-computed class of four, and its page."""
+"""``workbook report``: the cohort report's numbers on a hand-computed class of four, its page, its similarity."""
 
 from __future__ import annotations
 
@@ -10,9 +10,11 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from workbook.course.layout import ASSIGNMENT
+from workbook.course.layout import ASSIGNMENT, PACKAGE
+from workbook.course.packages import starter_package
+from workbook.course.submit import copy_package
 from workbook.grading.results import results_path
-from workbook.paths import REPO
+from workbook.paths import REPO, SOLUTIONS
 from workbook.pipeline.build import build
 from workbook.pipeline.report import cohort, point_biserial, write_report
 
@@ -69,6 +71,10 @@ def course(tmp_path):
         ]
         review = ["lab3_fixed_costs (in-kernel 2, judge 0)"] if student == "cat" else []
         path.write_text(json.dumps({"student": student, "labs": labs, "kernel": {}, "review": review}))
+    # ann hands in the reference; bob the starters with ann's lab 3 module: one similar pair, on lab 3
+    copy_package(SOLUTIONS, course.submitted("ann") / PACKAGE)
+    starter_package(course.submitted("bob") / PACKAGE)
+    shutil.copyfile(SOLUTIONS / "budget.py", course.submitted("bob") / PACKAGE / "budget.py")
     return course
 
 
@@ -104,6 +110,11 @@ def test_the_page_and_the_csv(course):
         ["cat", "1", "0"],
         ["dan", "0", "1"],
     ]
+    assert text.count("similarity/lab") == 1 and "href='similarity/lab3-code-001.html'" in text
+    assert "a reason to look, not a verdict" in text and (page.parent / "similarity" / "scores.png").is_file()
+    side_by_side = (page.parent / "similarity" / "lab3-code-001.html").read_text()
+    assert "ann: 100% matched" in side_by_side and "bob: 100% matched" in side_by_side
+    assert "Content-Security-Policy" in side_by_side and "<script" not in side_by_side
 
 
 @pytest.mark.slow
@@ -123,7 +134,14 @@ def test_the_page_renders_in_chromium_with_its_plot(course):
             width = page.eval_on_selector("img", "image => image.complete ? image.naturalWidth : 0")
             assert width == 1500  # five 3-inch histograms at 100 dpi: the plot loaded
             sync_api.expect(page.get_by_text("weak discrimination")).to_be_visible()
+            scores = page.eval_on_selector("img[src='similarity/scores.png']", "image => image.naturalWidth")
+            assert scores > 0  # the histogram of pair scores loaded
             page.screenshot(path=str(SCREENSHOT), full_page=True)
+            page.get_by_role("link", name="ann and bob").click()
+            sync_api.expect(page.get_by_role("heading", name="ann: 100% matched")).to_be_visible()
+            marked = page.locator(".match")
+            assert marked.count() > 100  # the whole lab 3 code, highlighted on both sides
+            assert marked.first.evaluate("line => getComputedStyle(line).backgroundColor") == "rgb(255, 224, 138)"
         finally:
             browser.close()
     assert SCREENSHOT.stat().st_size > 10_000

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 DESCRIPTION = (
     "The compaction workbook's tools. Instructors: build, release, collect (or intake an LMS download), autograde, "
-    "grades, feedback, export, lms push (grades to the LMS), report (in that order, on an nbgrader course "
+    "grades, feedback, export, lms push (grades to the LMS), report, similarity (in that order, on an nbgrader course "
     "directory), demo, and validate (do the tests grade right?). "
     "Students without a hub: practice and check. Anyone: inspect a real coding-agent session under the labs' rules."
 )
@@ -39,6 +39,7 @@ COMMANDS = (
     "export",
     "lms",
     "report",
+    "similarity",
     "validate",
     "demo",
     "practice",

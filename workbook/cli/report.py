@@ -18,7 +18,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         description="Write COURSE/report/index.html (per lab a histogram and mean; per "
         "case its pass rate and discrimination, with flags; the hidden cases failed "
         "most, with their hints; students marked for review; late submissions) and "
-        "COURSE/report/cases.csv (student x case, 1/0), from the judge's results.",
+        "COURSE/report/cases.csv (student x case, 1/0), from the judge's results; and the pairs of "
+        "students whose code or answers match, each with a side-by-side page (see `workbook similarity`).",
     )
     add_course_option(parser)
     parser.set_defaults(run=run)

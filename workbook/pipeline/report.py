@@ -5,7 +5,8 @@ rate and its discrimination, the point-biserial correlation between passing it a
 autograded points (how strongly passing goes with doing well overall; undefined when everyone or nobody
 passes). A case nearly everyone fails (pass rate <= ``EXTREME``) or passes (>= 1 - ``EXTREME``) is flagged,
 as is one that discriminates weakly (< ``WEAK``). Also: the hidden cases failed most, with their hints; the
-students marked for review by the cross-check; the late submissions.
+students marked for review by the cross-check; the late submissions; the pairs of students whose code or
+answers match (``workbook.similarity``), each linked to a side-by-side page under ``similarity/``.
 
 Written to ``COURSE/report/``: ``index.html`` (tables, and the plots as PNG images made with matplotlib) and
 ``cases.csv`` (student x case, 1 passed / 0 not, for spreadsheet users).
@@ -161,13 +162,17 @@ def write_report(course: Course) -> Path:
         writer.writerow(["student", *data.cases])
         for student in data.students:
             writer.writerow([student, *(data.matrix[student].get(key, 0) for key in data.cases)])
+    from workbook.similarity.check import find_similar
+    from workbook.similarity.pages import write_section
+
+    similarity = write_section(find_similar(course), folder)
     page = folder / "index.html"
-    page.write_text(render(data, stats), encoding="utf-8")
+    page.write_text(render(data, stats, similarity), encoding="utf-8")
     return page
 
 
-def render(data: Cohort, stats: list[CaseStats]) -> str:
-    """The report page's HTML."""
+def render(data: Cohort, stats: list[CaseStats], similarity: str = "") -> str:
+    """The report page's HTML; ``similarity`` is the similarity section's (``workbook.similarity.pages``)."""
 
     def table(headers: list[str], rows: list[list[str]]) -> str:
         head = "".join(f"<th>{html.escape(item)}</th>" for item in headers)
@@ -204,6 +209,7 @@ def render(data: Cohort, stats: list[CaseStats]) -> str:
         f"discrimination under {WEAK}.</p>"
         + table(["case", "kind", "pass rate", "discrimination", "flags"], case_rows),
         '<p>Student x case: <a href="cases.csv">cases.csv</a></p>',
+        similarity,
     ]
     style = (
         "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
