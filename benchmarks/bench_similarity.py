@@ -31,7 +31,7 @@ from workbook.authoring.bank import bank, module_text
 from workbook.course.layout import ASSIGNMENT, PACKAGE, Course
 from workbook.manifest import LABS
 from workbook.paths import SOLUTIONS, STARTERS
-from workbook.similarity.check import find_similar
+from workbook.similarity.findings import find_similar
 from workbook.similarity.settings import MIN_MATCH, WINDOW
 
 WORDS = (

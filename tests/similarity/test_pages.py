@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 
 import numpy as np
 
-from workbook.similarity.check import NOTICE, Findings
+from workbook.similarity.findings import NOTICE, Findings
 from workbook.similarity.detect import LabComparison, Pair
 from workbook.similarity.pages import CSP, pair_page, write_section
 from workbook.similarity.settings import Settings

@@ -37,7 +37,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace, console: Console) -> int:
     """Run ``workbook similarity`` with the parsed ``args``; return the exit code (0, with or without pairs)."""
-    from workbook.similarity.report import print_findings
+    from workbook.similarity.table import print_findings
 
     print_findings(console, Course(args.course), None if args.lab is None else [args.lab], args.threshold)
     return 0

@@ -162,7 +162,7 @@ def write_report(course: Course) -> Path:
         writer.writerow(["student", *data.cases])
         for student in data.students:
             writer.writerow([student, *(data.matrix[student].get(key, 0) for key in data.cases)])
-    from workbook.similarity.check import find_similar
+    from workbook.similarity.findings import find_similar
     from workbook.similarity.pages import write_section
 
     similarity = write_section(find_similar(course), folder)

@@ -11,7 +11,7 @@ from similar_class import INDEPENDENT, PLANTED, packages, submitted_course
 from workbook.course.layout import Course
 from workbook.course.packages import starter_package
 from workbook.errors import CourseError
-from workbook.similarity.check import find_similar
+from workbook.similarity.findings import find_similar
 from workbook.similarity.settings import THRESHOLD, SimilarityError
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from workbook.course.layout import Course
 from workbook.errors import CourseError
-from workbook.similarity.check import NOTICE, Findings, find_similar
+from workbook.similarity.findings import NOTICE, Findings, find_similar
 from workbook.similarity.settings import Settings, SimilarityError
 
 if TYPE_CHECKING:  # rich is imported when the report is printed
