@@ -39,8 +39,8 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 SOLUTIONS = REPO / "solutions" / "compaction_lab"
 TRANSLATED = {
-    "zh": ("03_budget_projection",),
-    "vi": ("03_budget_projection",),
+    "zh": ("02_interaction_grouping", "03_budget_projection", "05_repeated_resumption"),
+    "vi": ("02_interaction_grouping", "03_budget_projection", "05_repeated_resumption"),
 }
 """The notebooks each edition translates so far (the suite holds each complete); the others' catalogues are
 stubs awaiting translation."""
