@@ -22,6 +22,11 @@ from packages import STARTER_PACKAGE
 
 from compaction_lab.provided.errors import LabNotImplementedError
 from compaction_lab.provided.labs import LABS
+from workbook.authoring.editions import TRANSLATED
+from workbook.cli.main import main as cli
+from workbook.course.layout import Course
+from workbook.pipeline.build import build
+from workbook.pipeline.release import release
 from workbook.course.editions import (
     EDITIONS,
     EditionError,
@@ -38,16 +43,10 @@ from workbook.course.editions import (
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
 SOLUTIONS = REPO / "solutions" / "compaction_lab"
-TRANSLATED = {
-    "zh": ("02_interaction_grouping", "03_budget_projection", "05_repeated_resumption"),
-    "vi": ("02_interaction_grouping", "03_budget_projection", "05_repeated_resumption"),
-}
-"""The notebooks each edition translates so far (the suite holds each complete); the others' catalogues are
-stubs awaiting translation."""
 EDITION_NOTEBOOKS = [
-    pytest.param(language, NOTEBOOKS / f"{stem}.ipynb", id=f"{language}-{stem}")
-    for language, stems in TRANSLATED.items()
-    for stem in stems
+    pytest.param(language, NOTEBOOKS / lab.notebook, id=f"{language}-{lab.marker}")
+    for language in TRANSLATED
+    for lab in LABS
 ]
 CODE_SPAN = re.compile(r"```.*?```|`[^`\n]*`|\$[^$\n]*\$", re.DOTALL)
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -196,3 +195,35 @@ def test_lab3_edition_passes_on_solutions_and_fails_on_starters(language: str, t
     failing = {cell.id: errors(cell) for cell in started.cells if errors(cell)}
     assert failing["lab3_fixed_costs"] == [expected]
     assert {cell.id for cell in started.cells if is_test_cell(cell)} >= set(failing)
+
+
+def test_build_in_an_edition_records_it(tmp_path: Path, capsys) -> None:
+    assert cli(["build", "--course", str(tmp_path / "course"), "--language", "zh"]) == 0
+    assert "; edition zh (Simplified Chinese)" in capsys.readouterr().out
+    course = Course(tmp_path / "course")
+    assert "# Edition: zh (Simplified Chinese), built by `workbook build --language zh`." in (
+        course.config_file.read_text(encoding="utf-8")
+    )
+    for lab in LABS:
+        built = nbformat.read(course.source / lab.notebook, as_version=4)
+        assert built == edition("zh", NOTEBOOKS / lab.notebook)
+        assert language_of(built) == "zh"
+    released = release(course)
+    assert {path.name for path in released} >= {lab.notebook for lab in LABS}
+    lab3 = nbformat.read(course.release / "03_budget_projection.ipynb", as_version=4)
+    assert language_of(lab3) == "zh" and lab3.cells[0].source.startswith("# 实验 3：预算投影")
+    grade_cells = [(cell.id, cell.metadata.get("nbgrader")) for cell in lab3.cells if "nbgrader" in cell.metadata]
+    source = nbformat.read(NOTEBOOKS / "03_budget_projection.ipynb", as_version=4)
+    assert [cell_id for cell_id, _ in grade_cells] == [cell.id for cell in source.cells if "nbgrader" in cell.metadata]
+
+
+def test_build_refuses_an_unknown_language_and_changes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(EditionError, match="unknown language 'fr'"):
+        build(tmp_path / "course", language="fr")
+    assert not (tmp_path / "course").exists()
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    copy = copy_with(notebooks, NOTEBOOKS / "03_budget_projection.ipynb", lambda english: english.cells.pop())
+    with pytest.raises(EditionError, match="cell lab3-closing: no such cell in English"):
+        build(tmp_path / "course", notebooks=copy.parent, language="vi")
+    assert not (tmp_path / "course").exists()
