@@ -32,6 +32,9 @@ EDITIONS = NOTEBOOKS / "editions"
 """One folder per translated language, holding a catalogue per notebook."""
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 """nbgrader's markers of a written answer's model answer, kept verbatim by a translation."""
+LANGUAGE_FILE = Path("provided") / "language.txt"
+"""Where a package built in an edition records its language, relative to the package folder: the student's
+messages (``compaction_lab.provided.messages``) read it, so a workspace speaks its release's language."""
 DOCSTRING = re.compile(r'^"""(?P<text>.*?)"""', re.DOTALL)
 """A test cell's opening: its docstring."""
 
@@ -188,6 +191,13 @@ def write_editions(language: str, notebooks: list[Path], dest: Path, editions: P
     built = [(notebook.name, edition(language, notebook, editions)) for notebook in notebooks]
     for name, notebook in built:
         nbformat.write(notebook, dest / name)
+
+
+def mark_package(package: Path, language: str) -> None:
+    """Record ``language`` in the package folder ``package`` (``LANGUAGE_FILE``); English, the default of the
+    student's messages, writes nothing."""
+    if check_language(language) != SOURCE_LANGUAGE:
+        (package / LANGUAGE_FILE).write_text(language + "\n", encoding="utf-8")
 
 
 def language_of(notebook: Any) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 
 from workbook.course.config import config_text
-from workbook.course.editions import EDITIONS, SOURCE_LANGUAGE, check_language, edition
+from workbook.course.editions import EDITIONS, SOURCE_LANGUAGE, check_language, edition, mark_package
 from workbook.course.layout import DEFAULT_COURSE, DEFAULT_COURSE_ID, PACKAGE, Course
 from workbook.course.packages import starter_package
 from workbook.errors import CourseError
@@ -44,7 +44,8 @@ def build(
     holds no ``.ipynb`` file.
 
     ``language`` chooses the notebooks' edition (``workbook.course.editions``: English, the default, or a
-    translation built from ``editions``); the config records it. Every notebook's edition is built before the
+    translation built from ``editions``); the config and the starter package (``mark_package``, so the student's
+    messages speak it too) record it. Every notebook's edition is built before the
     course is touched, so an unknown language or an incomplete translation (``EditionError``) changes nothing.
     """
     course = Course(root)
@@ -69,6 +70,7 @@ def build(
             nbformat.write(translated, course.source / name)
     copy_cases(cases, course.cases)
     starter_package(course.source / PACKAGE, starters=starters)
+    mark_package(course.source / PACKAGE, language)
     write_visible_file(course.source / PACKAGE, course.cases)
     with course.gradebook():
         pass  # creates the database and its tables
