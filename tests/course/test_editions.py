@@ -20,13 +20,11 @@ from nbclient import NotebookClient
 from nbgrader import nbgraderformat
 from packages import STARTER_PACKAGE
 
-from compaction_lab.provided.errors import LabNotImplementedError
+from compaction_lab.provided.checking.case import is_extra_credit, visible_cases
 from compaction_lab.provided.labs import LABS
+from compaction_lab.provided.messages import not_implemented_in, say, title
 from workbook.authoring.editions import TRANSLATED
 from workbook.cli.main import main as cli
-from workbook.course.layout import Course
-from workbook.pipeline.build import build
-from workbook.pipeline.release import release
 from workbook.course.editions import (
     EDITIONS,
     EditionError,
@@ -34,11 +32,15 @@ from workbook.course.editions import (
     edition,
     is_test_cell,
     language_of,
+    mark_package,
     read_catalogue,
     text_hash,
     translatable,
     write_editions,
 )
+from workbook.course.layout import Course
+from workbook.pipeline.build import build
+from workbook.pipeline.release import release
 
 REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = REPO / "notebooks"
@@ -181,20 +183,49 @@ def errors(cell) -> list[tuple[str, str]]:
     return [(output.ename, output.evalue) for output in cell.get("outputs", []) if output.output_type == "error"]
 
 
-@pytest.mark.slow
-@pytest.mark.lab3
-@pytest.mark.parametrize("language", ["zh", "vi"])
-def test_lab3_edition_passes_on_solutions_and_fails_on_starters(language: str, tmp_path: Path) -> None:
-    lab = next(lab for lab in LABS if lab.number == 3)
-    translated = edition(language, NOTEBOOKS / lab.notebook)
-    solved = execute(translated, lab.notebook, SOLUTIONS, tmp_path / "solutions")
-    assert [errors(cell) for cell in solved.cells if errors(cell)] == []
+SLOW = pytest.mark.slow
+RUN_PARAMS = [
+    pytest.param(
+        language, lab, id=f"{language}-{lab.marker}", marks=(pytest.mark.slow, getattr(pytest.mark, lab.marker))
+    )
+    for language in TRANSLATED
+    for lab in LABS
+]
+
+
+@pytest.mark.parametrize(("language", "lab"), RUN_PARAMS)
+def test_edition_passes_on_solutions_and_fails_as_english_on_starters(language: str, lab, tmp_path: Path) -> None:
+    """Run as a student's workspace of that edition would (its package records the language): every cell runs
+    clean on the solutions; on the starters each visible test cell raises the lab's ``LabNotImplementedError`` in
+    the edition's words, a hidden one prints its line in them, and nothing else fails."""
+    solved = execute(edition(language, NOTEBOOKS / lab.notebook), lab.notebook, SOLUTIONS, tmp_path / "solutions")
+    assert [(cell.id, errors(cell)) for cell in solved.cells if errors(cell)] == []
     assert all("✗" not in output.get("text", "") for cell in solved.cells for output in cell.get("outputs", []))
-    started = execute(edition(language, NOTEBOOKS / lab.notebook), lab.notebook, STARTER_PACKAGE, tmp_path / "s")
-    expected = ("LabNotImplementedError", str(LabNotImplementedError(lab.number, lab.function)))
-    failing = {cell.id: errors(cell) for cell in started.cells if errors(cell)}
-    assert failing["lab3_fixed_costs"] == [expected]
-    assert {cell.id for cell in started.cells if is_test_cell(cell)} >= set(failing)
+    starters = tmp_path / "package"
+    shutil.copytree(STARTER_PACKAGE, starters, ignore=shutil.ignore_patterns("__pycache__"))
+    mark_package(starters, language)
+    started = execute(edition(language, NOTEBOOKS / lab.notebook), lab.notebook, starters, tmp_path / "starters")
+    own = say(
+        "not_implemented",
+        language,
+        lab=lab.number,
+        title=title(lab.number, language),
+        function=lab.function,
+        notebook=lab.notebook,
+    )
+    visible = {case.grade_id for case in visible_cases(lab.number)}
+    for cell in started.cells:
+        if not is_test_cell(cell):
+            assert cell.cell_type == "markdown" or errors(cell) == [], (cell.id, errors(cell))
+        elif cell.id in visible and is_extra_credit(cell.id):
+            [(name, message)] = errors(cell)
+            assert name == "LabNotImplementedError" and not_implemented_in(message)[0] == lab.number, message
+            assert message.startswith(own.split(f"{lab.function}()")[0]), message
+        elif cell.id in visible:
+            assert errors(cell) == [("LabNotImplementedError", own)], cell.id
+        else:
+            printed = "".join(output.get("text", "") for output in cell.outputs)
+            assert printed == say("hidden_cell", language, grade_id=cell.id) + "\n", printed
 
 
 def test_build_in_an_edition_records_it(tmp_path: Path, capsys) -> None:
