@@ -20,6 +20,7 @@ The config written here carries the settings a module-based course needs:
 from __future__ import annotations
 
 from workbook.course.layout import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, LAB_MODULES, LANGUAGES, SOURCE_LANGUAGE
+from workbook.errors import CourseError
 
 CONFIG_TEMPLATE = '''\
 """nbgrader configuration of the compaction workbook course, written by `workbook build`.
@@ -103,7 +104,10 @@ def config_text(
     """The ``nbgrader_config.py`` text; ``db_url`` None keeps nbgrader's default (``gradebook.db`` in the course),
     ``course_id`` None keeps nbgrader's (the empty id, or whatever a Jupyter-wide nbgrader config sets);
     ``language`` is the notebooks' edition (``workbook.course.editions``), recorded in a comment (nbgrader has
-    no setting for it; each released notebook records it in its metadata)."""
+    no setting for it; each released notebook records it in its metadata). Raises ``CourseError`` for a language
+    that is not one of ``LANGUAGES``."""
+    if language not in LANGUAGES:
+        raise CourseError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
     db_line = (
         f"c.CourseDirectory.db_url = {db_url!r}\n"
         if db_url

@@ -129,8 +129,8 @@ def read_catalogue(path: Path) -> dict[str, Entry]:
 def problems(english: dict[str, Source], entries: dict[str, Entry]) -> list[str]:
     """What keeps ``entries`` from translating the ``english`` texts (``translatable``), one sentence each, in
     cell order: a missing entry, an English text changed since its translation, an empty or unfinished
-    translation, a test docstring that would not stay one line, a written answer without nbgrader's solution
-    markers, and entries for cells the English notebook no longer has. Empty when the catalogue is complete."""
+    translation, a test docstring's translation that would end the docstring early, a written answer without
+    nbgrader's solution markers, and entries for cells the English notebook no longer has. Empty when the catalogue is complete."""
     found = []
     for cell_id, source in english.items():
         text = source.text
@@ -166,8 +166,8 @@ def check(language: str, notebook: Path, editions: Path = EDITIONS) -> list[str]
 def edition(language: str, notebook: Path, editions: Path = EDITIONS) -> Any:
     """The ``language`` edition of the English ``notebook`` file, as an nbformat notebook: the translated
     markdown and docstrings in place, everything else the English notebook's, and ``metadata.workbook.
-    language`` set (English is the file as it is, without it). Raises ``EditionError`` naming the notebook and every problem when the catalogue is
-    incomplete or stale (``check``); the English notebook file is never changed."""
+    language`` set (English is the file as it is, without it). Raises ``EditionError`` naming the notebook and
+    every problem when the catalogue is incomplete or stale (``check``); the English file is never changed."""
     found = check(language, notebook, editions)
     if found:
         raise EditionError(f"{notebook.name} has no complete {language} edition: " + "; ".join(found))
@@ -183,14 +183,6 @@ def edition(language: str, notebook: Path, editions: Path = EDITIONS) -> Any:
             cell.source = f'"""{entries[cell.id].text.strip()}"""{code}'
     result.metadata.setdefault("workbook", {})["language"] = language
     return result
-
-
-def write_editions(language: str, notebooks: list[Path], dest: Path, editions: Path = EDITIONS) -> None:
-    """Write the ``language`` edition of each English notebook file into folder ``dest``, same file names.
-    Every notebook is checked before any is written, so a failure leaves ``dest`` as it was."""
-    built = [(notebook.name, edition(language, notebook, editions)) for notebook in notebooks]
-    for name, notebook in built:
-        nbformat.write(notebook, dest / name)
 
 
 def mark_package(package: Path, language: str) -> None:
