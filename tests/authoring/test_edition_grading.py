@@ -24,6 +24,8 @@ STUDENTS = ("partial", "buggy")
 EXPECTED = {"partial": [8, 8, 0, 0, 0], "buggy": [8, 8, 2, 8, 8]}
 """The English demo's points per lab of these samples (tests/authoring/test_demo.py)."""
 HEADINGS = {"zh": "实验 3：预算投影", "vi": "Bài thực hành 3: chiếu ngân sách"}
+HIDDEN_FAILED = {"zh": "✗ 隐藏测试：", "vi": "✗ bài kiểm tra ẩn: "}
+"""The fixed words of the page's summary of hidden tests that did not all pass."""
 
 
 @pytest.mark.parametrize("language", ["zh", "vi"])
@@ -43,3 +45,4 @@ def test_an_edition_grades_the_samples_as_english(language: str, tmp_path: Path)
     page = html_text(course.feedback("partial") / "03_budget_projection.html")
     assert HEADINGS[language] in page
     assert "Grade cell: lab3_fixed_costs" in page  # the judge's results, as in English
+    assert HIDDEN_FAILED[language] in page and "hidden test" not in page
