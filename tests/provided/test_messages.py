@@ -110,3 +110,20 @@ def test_the_check_command_offers_the_languages() -> None:
         parser.parse_args(["check", "--language", "fr"])
     action = next(a for a in parser._subparsers._group_actions[0].choices["check"]._actions if a.dest == "language")
     assert tuple(action.choices) == tuple(LANGUAGES)
+
+
+@pytest.mark.parametrize("code", ["zh", "vi"])
+def test_the_relay_rebuilds_an_editions_not_implemented_error_as_english_does(code: str, monkeypatch) -> None:
+    """What crosses the sandbox is the message: a student's edition's words must come back as the same error,
+    so the judge's verdict (a lab not started) is the English one."""
+    from workbook.grading.runtime import relay
+
+    monkeypatch.setenv(messages.ENVIRONMENT, code)
+    sent = str(LabNotImplementedError(3, "replay"))
+    monkeypatch.setenv(messages.ENVIRONMENT, "en")
+    error = relay.rebuilt_error(["LabNotImplementedError", "NotImplementedError"], sent, None, "budget.replay")
+    english = relay.rebuilt_error(
+        ["LabNotImplementedError", "NotImplementedError"], str(LabNotImplementedError(3, "replay")), None, "f"
+    )
+    assert type(error) is type(english) is LabNotImplementedError
+    assert (error.lab, error.function, str(error)) == (english.lab, english.function, str(english))
