@@ -23,19 +23,22 @@ from packages import STARTER_PACKAGE
 from compaction_lab.provided.checking.case import is_extra_credit, visible_cases
 from compaction_lab.provided.labs import LABS
 from compaction_lab.provided.messages import not_implemented_in, say, title
-from workbook.authoring.editions import TRANSLATED
+from workbook.authoring.editions import TRANSLATED, project_hints
 from workbook.cli.main import main as cli
 from workbook.course.editions import (
     EDITIONS,
     EditionError,
     check,
     edition,
+    hint_problems,
+    hint_translations,
     is_test_cell,
     language_of,
     mark_package,
     read_catalogue,
     text_hash,
     translatable,
+    translated_hint,
 )
 from workbook.course.layout import Course
 from workbook.pipeline.build import build
@@ -252,3 +255,31 @@ def test_build_refuses_an_unknown_language_and_changes_nothing(tmp_path: Path) -
     with pytest.raises(EditionError, match="cell lab3-closing: no such cell in English"):
         build(tmp_path / "course", notebooks=copy.parent, language="vi")
     assert not (tmp_path / "course").exists()
+
+
+def test_every_hidden_hint_is_translated_in_each_edition() -> None:
+    hints = project_hints()
+    assert len(hints) > 100
+    for language in TRANSLATED:
+        assert hint_problems(language, hints) == []
+        translations = hint_translations(language)
+        assert all(in_language(translations[hint], language) > 0.3 for hint in hints), language
+    hint = "Only the latest summary is shown, exactly once."
+    assert translated_hint(hint, "zh") == "只显示最新的摘要，且恰好一次。"
+    assert translated_hint(hint, "vi") == "Chỉ bản tóm tắt mới nhất được hiển thị, đúng một lần."
+    assert translated_hint(hint, "en") == translated_hint(hint, "fr") == hint
+    assert translated_hint("A course's own hint.", "zh") == "A course's own hint."  # shown as written
+
+
+def test_a_hint_without_translation_or_without_case_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "zh").mkdir()
+    (tmp_path / "zh" / "hints.yaml").write_text("hints:\n  Old hint.: 旧提示。\n  Kept.: ''\n", encoding="utf-8")
+    assert hint_problems("zh", ["Kept.", "New hint."], tmp_path) == [
+        "hint 'Kept.': no translation",
+        "hint 'New hint.': no translation",
+        "hint 'Old hint.': no hidden case has it",
+    ]
+    (tmp_path / "vi").mkdir()
+    (tmp_path / "vi" / "hints.yaml").write_text("hints: [a, b]\n", encoding="utf-8")
+    with pytest.raises(EditionError, match="vi/hints.yaml: expected a 'hints' mapping"):
+        hint_translations("vi", tmp_path)

@@ -50,6 +50,11 @@ def test_the_hidden_summary_in_each_edition_shows_the_same_results() -> None:
     assert case_lines(cases, "fr") == case_lines(cases) == case_lines(cases, "en")  # unknown: English
     assert case_lines(cases).splitlines()[1] == "✗ hidden tests: not all 2 passed; what they check:"
     assert case_lines([{**HIDDEN[0]}], "zh") == "✓ 隐藏测试：通过\n"
+    real = [{**HIDDEN[1], "hint": "Only the latest summary is shown, exactly once."}]  # a hint of the project's
+    assert case_lines(real, "zh").splitlines() == [
+        "✗ 隐藏测试：未通过；它检查的内容：",
+        "  - 只显示最新的摘要，且恰好一次。",
+    ]
 
 
 def test_extra_credit_set_apart_says_so_in_the_edition() -> None:

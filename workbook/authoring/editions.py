@@ -5,7 +5,8 @@ translation or holds one of an English text that has since changed (``workbook.c
 ``python -m workbook.authoring.editions --stub zh`` brings each ``zh`` catalogue up to date for a translator:
 entries that are done are kept as they are; a cell without an entry gets one with an empty ``text``, and a cell
 whose English changed keeps its old ``text``; both get the new ``source`` hash and a ``todo`` holding the English
-to translate. The check fails until each ``todo`` is translated into ``text`` and removed.
+to translate. The check fails until each ``todo`` is translated into ``text`` and removed. It also fails when
+a hidden case's hint has no translation in an edition's ``hints.yaml``.
 """
 
 from __future__ import annotations
@@ -19,16 +20,18 @@ import yaml
 
 from workbook.course.editions import (
     EDITIONS,
+    HINTS,
     LANGUAGES,
     SOURCE_LANGUAGE,
     Entry,
     catalogue_path,
     check,
+    hint_problems,
     read_catalogue,
     text_hash,
     translatable,
 )
-from workbook.paths import NOTEBOOKS
+from workbook.paths import LAB_CASES, NOTEBOOKS
 
 TRANSLATED = tuple(language for language in LANGUAGES if language != SOURCE_LANGUAGE)
 """The languages with catalogues."""
@@ -87,14 +90,26 @@ def write_stub(language: str, notebook: Path, editions: Path = EDITIONS) -> int:
     return sum(entry.todo is not None for entry in entries.values())
 
 
-def all_problems(notebooks: Path = NOTEBOOKS, editions: Path = EDITIONS) -> list[str]:
-    """Every problem of every translated edition of the notebooks in ``notebooks``, each naming its language
-    and notebook."""
+def project_hints(cases: Path = LAB_CASES) -> list[str]:
+    """The hints of the project's hidden cases, each once, in lab order."""
+    from workbook.grading.casebook import load_cases
+
+    return list(dict.fromkeys(case.hint for case in load_cases(cases, "hidden") if case.hint))
+
+
+def all_problems(notebooks: Path = NOTEBOOKS, editions: Path = EDITIONS, cases: Path = LAB_CASES) -> list[str]:
+    """Every problem of every translated edition of the notebooks in ``notebooks`` and of the hints of the hidden
+    cases in ``cases``, each naming its language and notebook (or hints file)."""
+    hints = project_hints(cases)
     return [
         f"{language}/{notebook.name}: {problem}"
         for language in TRANSLATED
         for notebook in sorted(notebooks.glob("*.ipynb"))
         for problem in check(language, notebook, editions)
+    ] + [
+        f"{language}/{HINTS}: {problem}"
+        for language in TRANSLATED
+        for problem in hint_problems(language, hints, editions)
     ]
 
 

@@ -46,7 +46,7 @@ from nbgrader.utils import capture_log, temp_attrs
 from traitlets import Bool
 from traitlets.config import Config
 
-from workbook.course.editions import language_of
+from workbook.course.editions import language_of, translated_hint
 from workbook.course.late import refresh_late_penalties
 from workbook.course.layout import ASSIGNMENT, Course, CourseError, configured_course
 from workbook.grading.reference import import_reference
@@ -78,14 +78,15 @@ def case_lines(cases: list[dict], language: str = "en") -> str:
 
 def hidden_summary(hidden: list[dict], language: str = "en") -> list[str]:
     """The lines of a cell's ``hidden`` cases: whether all passed and, when not, every one's hint (each hint
-    once, in order), never which case failed; the fixed words in ``language`` (``feedback_words``)."""
+    once, in order), never which case failed; the fixed words and the hints in ``language`` (``feedback_words``,
+    ``editions.translated_hint``)."""
     if not hidden:
         return []
     several, count = len(hidden) > 1, len(hidden)
     if all(case["status"] == "passed" for case in hidden):
         return [feedback_word("hidden_all" if several else "hidden_one_passed", language, count=count)]
     head = feedback_word("hidden_not_all" if several else "hidden_one_failed", language, count=count)
-    hints = list(dict.fromkeys(case["hint"] for case in hidden if case["hint"]))
+    hints = list(dict.fromkeys(translated_hint(case["hint"], language) for case in hidden if case["hint"]))
     if not hints:
         return [head]
     check = feedback_word("they_check" if several else "it_checks", language, head=head)
