@@ -26,6 +26,8 @@ EXPECTED = {"partial": [8, 8, 0, 0, 0], "buggy": [8, 8, 2, 8, 8]}
 HEADINGS = {"zh": "实验 3：预算投影", "vi": "Bài thực hành 3: chiếu ngân sách"}
 HIDDEN_FAILED = {"zh": "✗ 隐藏测试：", "vi": "✗ bài kiểm tra ẩn: "}
 """The fixed words of the page's summary of hidden tests that did not all pass."""
+HINT = {"zh": "遍历在第一个放不下的交互处停止", "vi": "Việc duyệt dừng ở tương tác đầu tiên không vừa"}
+"""A hidden case's hint of lab 3 (``labs/budget/hidden.py``) as the edition translates it."""
 
 
 @pytest.mark.parametrize("language", ["zh", "vi"])
@@ -46,3 +48,4 @@ def test_an_edition_grades_the_samples_as_english(language: str, tmp_path: Path)
     assert HEADINGS[language] in page
     assert "Grade cell: lab3_fixed_costs" in page  # the judge's results, as in English
     assert HIDDEN_FAILED[language] in page and "hidden test" not in page
+    assert HINT[language] in page and "The walk stops at the first interaction" not in page
