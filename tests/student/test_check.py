@@ -272,3 +272,25 @@ def test_a_wrong_lab1_passes_what_a_student_runs_is_told_hidden_tests_remain_and
 def own(number: int) -> int:
     """How many visible checks count for lab ``number``'s own points (extra credit apart)."""
     return len([case for case in visible_cases(number) if not case.extra_credit])
+
+
+def test_the_lines_speak_the_release_language_unless_told(tmp_path, capsys):
+    """A workspace released in Chinese checks in Chinese; ``--language`` overrides it; what passes is the same."""
+    folder = workspace(tmp_path, STARTER_PACKAGE)
+    (folder / "compaction_lab" / "provided" / "language.txt").write_text("zh\n", encoding="utf-8")
+    assert check_lines(folder, 1) == [
+        {
+            "lab": "1",
+            "summary": "lab 1: 尚未开始（parse_compaction_entry 抛出 LabNotImplementedError）",
+            "passed": False,
+        }
+    ]
+    assert main(["check", "1", "--workspace", str(folder), "--language", "en"]) == 1
+    assert lines_of(capsys) == ["lab 1: not started (parse_compaction_entry raises LabNotImplementedError)"]
+    solved = workspace(tmp_path / "solved")
+    (line,) = check_lines(solved, 2, language="vi")
+    assert line == {
+        "lab": "2",
+        "summary": "lab 2: 5/5 kiểm tra công khai đạt; bài kiểm tra ẩn chạy khi chấm",
+        "passed": True,
+    }

@@ -73,3 +73,13 @@ def test_jupyterlab_gets_the_students_extensions_first_on_its_config_path(worksp
         "nbgrader.server_extensions.course_list": False,
         "nbgrader.server_extensions.validate_assignment": True,
     }
+
+
+def test_a_vietnamese_workspace_is_released_in_vietnamese(tmp_path):
+    folder = tmp_path / "labs"
+    assert main(["practice", str(folder), "--no-lab", "--language", "vi"]) == 0
+    lab2 = json.loads((folder / "02_interaction_grouping.ipynb").read_text(encoding="utf-8"))
+    assert lab2["metadata"]["workbook"]["language"] == "vi"
+    assert "".join(lab2["cells"][0]["source"]).startswith("# Bài thực hành 2: nhóm tương tác")
+    assert "BEGIN SOLUTION" not in json.dumps(lab2)
+    assert (folder / "compaction_lab" / "provided" / "language.txt").read_text(encoding="utf-8") == "vi\n"

@@ -8,10 +8,13 @@
   time; lab 2 runs all green, then a syntax error typed into ``grouping.py`` in JupyterLab's editor and saved
   turns the status red, naming the file and the line. Screenshot: ``test-artifacts/practice-lab2-syntax-error.png``.
   The browser tests skip, saying why, where Playwright or Chromium is absent, before JupyterLab is started.
+- The Chinese edition (issue 27): lab 3 of a workspace made with ``--language zh`` shows its heading and its
+  status light in Chinese.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -121,13 +124,12 @@ def test_the_kernel_never_runs_code_the_file_no_longer_holds(tmp_path):
         kernel.close()
 
 
-@pytest.fixture(scope="module")
-def practice_lab(tmp_path_factory):
-    """``workbook practice`` on a fresh workspace whose labs 2, 3 and 5 are the solutions, serving JupyterLab:
-    yields (base URL with token query, workspace)."""
-    folder = tmp_path_factory.mktemp("practice") / "labs"
+@contextlib.contextmanager
+def practice_server(folder: Path, language: str = "en"):
+    """``workbook practice`` on a fresh workspace ``folder`` in edition ``language`` whose labs 2, 3 and 5 are the
+    solutions, serving JupyterLab: yields (base URL, token, workspace)."""
     workbook = [sys.executable, "-m", "workbook.cli.main", "practice", str(folder)]
-    subprocess.run([*workbook, "--no-lab"], check=True, capture_output=True)
+    subprocess.run([*workbook, "--no-lab", "--language", language], check=True, capture_output=True)
     for module in ("grouping", "budget", "resumption"):
         shutil.copy(SOLUTIONS / f"{module}.py", folder / "compaction_lab")
     port, token = free_port(), "practice-test-token"
@@ -160,6 +162,13 @@ def practice_lab(tmp_path_factory):
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+@pytest.fixture(scope="module")
+def practice_lab(tmp_path_factory):
+    """JupyterLab on an English practice workspace (``practice_server``)."""
+    with practice_server(tmp_path_factory.mktemp("practice") / "labs") as served:
+        yield served
 
 
 def test_practice_jupyterlab_has_no_instructor_tools_and_no_assignment_list(practice_lab):
@@ -287,3 +296,20 @@ def wait_for(condition, seconds: float = 30) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.2)
+
+
+def test_the_chinese_lab3_status_light_speaks_chinese_in_the_browser(browser, tmp_path):
+    """Issue 27: a workspace released in Chinese shows lab 3 in Chinese, and its status light's fixed words too."""
+    sync_api, chromium = browser
+    with practice_server(tmp_path / "labs", language="zh") as (base, token, _):
+        page = open_notebook(chromium, base, token, LAB3)
+        try:
+            sync_api.expect(page.get_by_role("heading", name="实验 3：预算投影")).to_be_visible()
+            run_all(page)
+            outputs = notebook_outputs(page)
+            title = "实验 3（预算投影），compaction_lab/budget.py 中的 build_context(): 5/5 个可见检查通过"
+            sync_api.expect(outputs.locator("b", has_text=title).first).to_be_visible()
+            assert outputs.get_by_text(re.compile(r"可见检查：5 分（3 个单元格）")).count() >= 1
+            assert outputs.get_by_text("visible checks pass").count() == 0
+        finally:
+            page.close()

@@ -7,7 +7,7 @@ import argparse
 from rich.console import Console
 
 from workbook.cli.common import add_course_option
-from workbook.course.layout import ASSIGNMENT, CONFIG_FILE, DEFAULT_COURSE, DEFAULT_COURSE_ID, PACKAGE
+from workbook.course.layout import ASSIGNMENT, CONFIG_FILE, DEFAULT_COURSE, DEFAULT_COURSE_ID, LANGUAGES, PACKAGE
 from workbook.paths import script
 
 
@@ -32,6 +32,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="rewrite the config, source/ and grading/cases/ of an existing course",
     )
+    parser.add_argument(
+        "--language",
+        default="en",
+        choices=sorted(LANGUAGES),
+        help="the notebooks' edition: en (English, the default), zh (Simplified Chinese) or vi (Vietnamese)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -39,11 +45,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
     """Run ``workbook build`` with the parsed ``args``; return the exit code."""
     from workbook.pipeline.build import build
 
-    course = build(args.course, db_url=args.db_url, force=args.force, course_id=args.course_id)
+    course = build(args.course, db_url=args.db_url, force=args.force, course_id=args.course_id, language=args.language)
     notebooks = len(list(course.source.glob("*.ipynb")))
     console.print(
         f"built {course.root}: {CONFIG_FILE}, source/{ASSIGNMENT}/ ({notebooks} notebooks + {PACKAGE}/), "
-        f"gradebook {course.coursedir().db_url}"
+        f"gradebook {course.coursedir().db_url}; edition {args.language} ({LANGUAGES[args.language]})"
     )
     where = "" if args.course == DEFAULT_COURSE else f" --course {course.root}"
     console.print(f"next: {script('workbook')} release{where}", highlight=False, soft_wrap=True)

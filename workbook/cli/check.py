@@ -20,6 +20,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--workspace", type=Path, default=Path("."), help="the folder holding your compaction_lab/ (default: .)"
     )
+    parser.add_argument(
+        "--language",
+        choices=("en", "zh", "vi"),
+        help="the lines' language: en, zh or vi (default: your workspace's, from its release)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -27,7 +32,7 @@ def run(args: argparse.Namespace, console) -> int:
     """``workbook check``: print each lab's line, green when it passes, red otherwise; the exit code."""
     from workbook.student.check import check_lines
 
-    lines = check_lines(args.workspace, args.lab)
+    lines = check_lines(args.workspace, args.lab, language=args.language)
     for line in lines:
         console.print(
             line["summary"], style="green" if line["passed"] else "red", markup=False, highlight=False, soft_wrap=True

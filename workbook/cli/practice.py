@@ -25,6 +25,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("workspace", type=Path, metavar="DIR", help="a new (or empty) folder, or your workspace")
     parser.add_argument("--no-lab", action="store_true", help="only make the workspace; print how to start")
     parser.add_argument(
+        "--language",
+        default="en",
+        choices=("en", "zh", "vi"),
+        help="a new workspace's edition: en (English, the default), zh (Simplified Chinese) or vi (Vietnamese)",
+    )
+    parser.add_argument(
         "lab_options",
         nargs="*",
         metavar="-- JUPYTERLAB_OPTION",
@@ -39,7 +45,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
 
     workspace = args.workspace.expanduser().resolve()
     if not is_workspace(workspace):
-        files = practice(workspace)
+        files = practice(workspace, language=args.language)
         console.print(f"wrote {len(files)} files to {workspace}")
     start = f"{script('workbook')} practice {workspace}"
     check = f"{script('workbook')} check 1 --workspace {workspace}"

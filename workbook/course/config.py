@@ -19,13 +19,16 @@ The config written here carries the settings a module-based course needs:
 
 from __future__ import annotations
 
-from workbook.course.layout import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, LAB_MODULES
+from workbook.course.layout import ASSIGNMENT, DEFAULT_CELL_TIMEOUT, LAB_MODULES, LANGUAGES, SOURCE_LANGUAGE
+from workbook.errors import CourseError
 
 CONFIG_TEMPLATE = '''\
 """nbgrader configuration of the compaction workbook course, written by `workbook build`.
 
 Run nbgrader (or `workbook ...`) from this directory. The project's docs (instructors/configuration.md) explain each setting.
 """
+
+# Edition: {language_line}
 
 c = get_config()  # noqa: F821 (nbgrader's config loader provides get_config)
 
@@ -92,9 +95,19 @@ AUTOGRADE_PREPROCESSORS = (
 judge last (a test checks it against nbgrader's default)."""
 
 
-def config_text(db_url: str | None = None, course_id: str | None = None, timeout: int = DEFAULT_CELL_TIMEOUT) -> str:
+def config_text(
+    db_url: str | None = None,
+    course_id: str | None = None,
+    timeout: int = DEFAULT_CELL_TIMEOUT,
+    language: str = SOURCE_LANGUAGE,
+) -> str:
     """The ``nbgrader_config.py`` text; ``db_url`` None keeps nbgrader's default (``gradebook.db`` in the course),
-    ``course_id`` None keeps nbgrader's (the empty id, or whatever a Jupyter-wide nbgrader config sets)."""
+    ``course_id`` None keeps nbgrader's (the empty id, or whatever a Jupyter-wide nbgrader config sets);
+    ``language`` is the notebooks' edition (``workbook.course.editions``), recorded in a comment (nbgrader has
+    no setting for it; each released notebook records it in its metadata). Raises ``CourseError`` for a language
+    that is not one of ``LANGUAGES``."""
+    if language not in LANGUAGES:
+        raise CourseError(f"unknown language {language!r}: choose one of {', '.join(LANGUAGES)}")
     db_line = (
         f"c.CourseDirectory.db_url = {db_url!r}\n"
         if db_url
@@ -110,6 +123,7 @@ def config_text(db_url: str | None = None, course_id: str | None = None, timeout
         lab_modules=lab_modules,
         timeout=timeout,
         autograde_preprocessors=preprocessors,
+        language_line=f"{language} ({LANGUAGES[language]}), built by `workbook build --language {language}`.",
     )
 
 

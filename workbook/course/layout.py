@@ -43,6 +43,11 @@ place it is set: ``build`` writes it into the course config (autograde), ``pract
 config and the hub passes it to every server (Validate), ``check`` gives it to each test, and the
 notebooks' opening cells state it (a test checks they agree)."""
 
+LANGUAGES = {"en": "English", "zh": "Simplified Chinese", "vi": "Vietnamese"}
+"""The editions a course may be built in, by language code (``workbook.course.editions``): English is the
+source, the others translations of it."""
+SOURCE_LANGUAGE = "en"
+
 LAB_MODULES: tuple[str, ...] = tuple(f"{PACKAGE}/{lab.module}.py" for lab in LABS)
 """The student's files, relative to the assignment folder: kept (not overwritten) by autograde."""
 

@@ -46,10 +46,12 @@ from nbgrader.utils import capture_log, temp_attrs
 from traitlets import Bool
 from traitlets.config import Config
 
+from workbook.course.editions import language_of, translated_hint
 from workbook.course.late import refresh_late_penalties
 from workbook.course.layout import ASSIGNMENT, Course, CourseError, configured_course
 from workbook.grading.reference import import_reference
 from workbook.grading.results import read_results
+from workbook.pipeline.feedback_words import feedback_word
 from workbook.pipeline.grades import points_text, with_extra_credit
 from workbook.pipeline.release import hidden_case_secrets
 
@@ -57,9 +59,9 @@ MESSAGE_CHARS = 400
 """A failed visible case's sentence is cut to this many characters on the page."""
 
 
-def case_lines(cases: list[dict]) -> str:
+def case_lines(cases: list[dict], language: str = "en") -> str:
     """The text shown in a test cell for the judge's ``cases`` of that cell (see the module): a line per
-    visible case, then one summary of the hidden cases."""
+    visible case, then one summary of the hidden cases (its fixed words in ``language``)."""
     lines = []
     for case in cases:
         if case["hidden"]:
@@ -71,22 +73,24 @@ def case_lines(cases: list[dict]) -> str:
             message = case["message"]
             cut = message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + " ..."
             lines.append(f"✗ {name}: {cut}")
-    return "\n".join(lines + hidden_summary([case for case in cases if case["hidden"]])) + "\n"
+    return "\n".join(lines + hidden_summary([case for case in cases if case["hidden"]], language)) + "\n"
 
 
-def hidden_summary(hidden: list[dict]) -> list[str]:
+def hidden_summary(hidden: list[dict], language: str = "en") -> list[str]:
     """The lines of a cell's ``hidden`` cases: whether all passed and, when not, every one's hint (each hint
-    once, in order), never which case failed."""
+    once, in order), never which case failed; the fixed words and the hints in ``language`` (``feedback_words``,
+    ``editions.translated_hint``)."""
     if not hidden:
         return []
-    several = len(hidden) > 1
+    several, count = len(hidden) > 1, len(hidden)
     if all(case["status"] == "passed" for case in hidden):
-        return [f"✓ hidden tests: all {len(hidden)} passed" if several else "✓ hidden test: passed"]
-    head = f"✗ hidden tests: not all {len(hidden)} passed" if several else "✗ hidden test: failed"
-    hints = list(dict.fromkeys(case["hint"] for case in hidden if case["hint"]))
+        return [feedback_word("hidden_all" if several else "hidden_one_passed", language, count=count)]
+    head = feedback_word("hidden_not_all" if several else "hidden_one_failed", language, count=count)
+    hints = list(dict.fromkeys(translated_hint(case["hint"], language) for case in hidden if case["hint"]))
     if not hints:
         return [head]
-    return [f"{head}; what {'they check' if several else 'it checks'}:", *(f"  - {hint}" for hint in hints)]
+    check = feedback_word("they_check" if several else "it_checks", language, head=head)
+    return [check, *(f"  - {hint}" for hint in hints)]
 
 
 class JudgeResults(Preprocessor):
@@ -101,6 +105,7 @@ class JudgeResults(Preprocessor):
         import_reference()
         from compaction_lab.provided.notebook.cells import PRINTED
 
+        language = language_of(nb)  # the edition's, for the page's fixed words
         results = read_results(course, resources["nbgrader"]["student"]) or {"labs": []}
         by_cell: dict[str, list[dict]] = {}
         for lab in results["labs"]:
@@ -110,34 +115,33 @@ class JudgeResults(Preprocessor):
             flags = cell.metadata.get("nbgrader", {})
             if cell.cell_type == "code" and flags.get("grade") and not flags.get("solution"):
                 cases = by_cell.get(flags.get("grade_id"), [])
-                text = case_lines(cases) if cases else "This cell was not judged.\n"
+                text = case_lines(cases, language) if cases else feedback_word("not_judged", language) + "\n"
                 printed = "".join(output.get("text", "") for output in cell.outputs if output.output_type == "stream")
                 if PRINTED in printed:
                     text += "\n" + PRINTED + printed.split(PRINTED, 1)[1]
                 cell.outputs = [new_output("stream", name="stdout", text=text)]
-        extra = sum(set_extra_credit_apart(cell) for cell in nb.cells)
+        extra = sum(set_extra_credit_apart(cell, language) for cell in nb.cells)
         if extra and "score" in resources["nbgrader"]:
             resources["nbgrader"]["score"] -= extra
             score = with_extra_credit(resources["nbgrader"]["score"], resources["nbgrader"]["max_score"], extra)
             nb.cells.insert(
                 0,
-                new_markdown_cell(
-                    f"**Score: {score}** (+{points_text(extra)}: extra credit, outside this notebook's points)"
-                ),
+                new_markdown_cell(feedback_word("score_extra", language, score=score, extra=points_text(extra))),
             )
         return nb, resources
 
 
-def set_extra_credit_apart(cell: NotebookNode) -> float:
+def set_extra_credit_apart(cell: NotebookNode, language: str = "en") -> float:
     """The extra credit of a grade ``cell`` scored above its points (0 for any other cell): its shown score
-    becomes its points, and a test cell's results say the extra credit first."""
+    becomes its points, and a test cell's results say the extra credit first (in ``language``)."""
     flags = cell.metadata.get("nbgrader", {})
     extra = float(flags.get("score") or 0) - float(flags.get("points") or 0) if flags.get("grade") else 0.0
     if extra <= 0:
         return 0.0
     flags["score"] = flags["points"]
     if cell.cell_type == "code" and cell.outputs:
-        cell.outputs[0].text = f"extra credit: +{points_text(extra)}\n" + cell.outputs[0].text
+        line = feedback_word("extra_line", language, extra=points_text(extra))
+        cell.outputs[0].text = f"{line}\n{cell.outputs[0].text}"
     return extra
 
 

@@ -16,6 +16,7 @@ workspace and a plain install (no pytest, no nbgrader).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,8 @@ from workbook.errors import CourseError
 
 PACKAGE = "compaction_lab"
 RUNNER = f"{PACKAGE}.provided.notebook.checklist"
+LANGUAGE_VARIABLE = "WORKBOOK_LANGUAGE"
+"""The environment variable the runner's messages read first (``compaction_lab.provided.messages.ENVIRONMENT``)."""
 SECONDS = 60.0
 """How long the checks of all chosen labs may take before they are stopped (an endless loop, say)."""
 
@@ -34,9 +37,13 @@ def check_command(report: Path, lab: int | None = None) -> list[str]:
     return [sys.executable, "-m", RUNNER, str(report), *([str(lab)] if lab is not None else [])]
 
 
-def check_lines(workspace: Path = Path("."), lab: int | None = None, seconds: float = SECONDS) -> list[dict]:
+def check_lines(
+    workspace: Path = Path("."), lab: int | None = None, seconds: float = SECONDS, language: str | None = None
+) -> list[dict]:
     """Run the visible checks of ``lab`` (None: every lab) on ``workspace/compaction_lab`` in a fresh
-    interpreter; return one ``{"lab", "summary", "passed"}`` per lab, in order.
+    interpreter; return one ``{"lab", "summary", "passed"}`` per lab, in order. The lines are in the
+    workspace's language (its release's, ``compaction_lab.provided.messages``) unless ``language`` (en, zh or
+    vi) overrides it; only their fixed words change, never what passes.
 
     If the runner stops early (it ran longer than ``seconds``, or your code ended the process), the lab it
     stopped at says why and the labs after it say they were not checked. Raises ``CourseError`` if the
@@ -57,6 +64,7 @@ def check_lines(workspace: Path = Path("."), lab: int | None = None, seconds: fl
                 timeout=seconds,
                 check=False,
                 stdin=subprocess.DEVNULL,
+                env={**os.environ, LANGUAGE_VARIABLE: language} if language else None,
             )
             why = (done.stderr.strip().splitlines() or [f"the checks ended with exit status {done.returncode}"])[-1]
         except subprocess.TimeoutExpired:

@@ -31,9 +31,10 @@ CONFIG = Path(__file__).with_name("practice_config")
 """The Jupyter config directory of practice mode: lab extensions and server extensions a student gets."""
 
 
-def practice(workspace: Path) -> list[Path]:
+def practice(workspace: Path, language: str = "en") -> list[Path]:
     """Write the release (the notebooks as students get them, ``START.md`` and the starter package
-    ``compaction_lab/``) to ``workspace``; return the files written.
+    ``compaction_lab/``) to ``workspace``, in the edition ``language`` (en, zh or vi: ``workbook build
+    --language``); return the files written.
 
     Raises ``CourseError`` if ``workspace`` exists and is not empty (a student's work is never overwritten).
     """
@@ -41,7 +42,7 @@ def practice(workspace: Path) -> list[Path]:
     if workspace.exists() and any(workspace.iterdir()):
         raise CourseError(f"{workspace} is not empty; choose a new folder (your work there is left as it is)")
     with tempfile.TemporaryDirectory(prefix="workbook-practice-") as scratch:
-        course = build(Path(scratch) / "course")
+        course = build(Path(scratch) / "course", language=language)
         release(course)
         shutil.copytree(course.release, workspace, dirs_exist_ok=True, ignore=IGNORED)
     return sorted(path for path in workspace.rglob("*") if path.is_file())

@@ -7,9 +7,8 @@ is the one a starter raises until the student has written a lab.
 
 from __future__ import annotations
 
-import re
-
 from .labs import lab
+from .messages import not_implemented_in, say, title
 
 
 class SessionEntryError(ValueError):
@@ -44,18 +43,21 @@ class LabNotImplementedError(NotImplementedError):
 
     ``.lab`` is the lab number (1 to 5) and ``.function`` the function name. The message says
     which lab, which function and which notebook to open, e.g. ``Lab 3 (budget projection):
-    build_context() is not implemented yet; see 03_budget_projection.ipynb``. The notebook is
-    named without a folder: a student's notebooks sit beside their ``compaction_lab/`` folder.
+    build_context() is not implemented yet; see 03_budget_projection.ipynb``, in the workspace's
+    language (``messages``). The notebook is named without a folder: a student's notebooks sit
+    beside their ``compaction_lab/`` folder.
     """
 
     def __init__(self, lab_number: int, function: str) -> None:
         info = lab(lab_number)
         self.lab = lab_number
         self.function = function
-        super().__init__(f"Lab {lab_number} ({info.title}): {function}() is not implemented yet; see {info.notebook}")
+        super().__init__(
+            say("not_implemented", lab=lab_number, title=title(lab_number), function=function, notebook=info.notebook)
+        )
 
     @staticmethod
     def named_in(message: str) -> tuple[int, str] | None:
-        """The lab number and function a ``LabNotImplementedError`` message names (``(3, "replay")``), or None."""
-        found = re.match(r"Lab ([1-5]) \(.*?\): (\w+)\(\) is not implemented yet", message)
-        return (int(found[1]), found[2]) if found else None
+        """The lab number and function a ``LabNotImplementedError`` message in any language names
+        (``(3, "replay")``), or None."""
+        return not_implemented_in(message)

@@ -18,10 +18,12 @@ from ..checking.limits import run_visible
 from ..checking.verdict import SHORT, first_difference
 from ..errors import LabNotImplementedError
 from ..labs import LABS
+from ..messages import say
 from .saved import sync
 
 PRINTED = "What your code printed while these checks ran (shown, never scored):"
-"""The line before what the student's code printed (warnings, log lines, stderr) in a test cell's output."""
+"""The line before what the student's code printed (warnings, log lines, stderr) in a test cell's output. It stays
+in English in every edition: the feedback page finds the printed part by this line."""
 
 
 def check(grade_id: str) -> None:
@@ -37,7 +39,7 @@ def check(grade_id: str) -> None:
         case for case in visible_cases(int(grade_id.removeprefix("lab").split("_")[0])) if case.grade_id == grade_id
     )
     if not cases:
-        print(f"{grade_id}: graded by hidden tests when your work is graded; the docstring above says what they check.")
+        print(say("hidden_cell", grade_id=grade_id))
         return
     lab = next(item for item in LABS if item.number == cases[0].lab)
     problems = sync(list(lab.modules)).problems
@@ -65,7 +67,7 @@ def check(grade_id: str) -> None:
     failed = [result for result in verdicts if not result.passed]
     if failed:
         raise AssertionError(
-            f"{len(failed)} of {len(verdicts)} checks of {grade_id} failed; the first: {failed[0].message}"
+            say("checks_failed", failed=len(failed), total=len(verdicts), grade_id=grade_id, message=failed[0].message)
         )
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import re
 import sys
 from dataclasses import dataclass
 
@@ -30,10 +29,8 @@ from ..checking.case import Case, is_extra_credit, visible_cases
 from ..checking.limits import run_visible
 from ..checking.verdict import Verdict
 from ..labs import LABS, Lab, lab
+from ..messages import not_implemented_in, say
 from .saved import load_problem
-
-NOT_STARTED = re.compile(r"Lab (\d+) \(")
-"""The start of a ``LabNotImplementedError`` message: which lab is not started."""
 
 
 @dataclass(frozen=True)
@@ -72,14 +69,14 @@ class Checklist:
         """The lab every own check stopped at with ``LabNotImplementedError`` (this lab or one it calls), else None."""
         if not self.own or any(item.status != "not started" for _, item in self.own):
             return None
-        found = NOT_STARTED.match(self.own[0][1].message)
-        return int(found[1]) if found else self.lab.number
+        found = not_implemented_in(self.own[0][1].message)
+        return found[0] if found else self.lab.number
 
     def counts(self) -> str:
         """``"5/5 visible checks pass"``, and ``"; extra credit: 3/19 checks pass"`` when the lab has extra credit."""
         extra = self.extra_credit
-        return f"{sum(item.passed for _, item in self.own)}/{len(self.own)} visible checks pass" + (
-            f"; extra credit: {sum(item.passed for item in extra)}/{len(extra)} checks pass" if extra else ""
+        return say("visible_pass", passed=sum(item.passed for _, item in self.own), total=len(self.own)) + (
+            "; " + say("extra_pass", passed=sum(item.passed for item in extra), total=len(extra)) if extra else ""
         )
 
     @property
@@ -94,10 +91,7 @@ class Checklist:
 
     def graded_alone(self) -> str:
         """What a blocked lab's student should know: the grader does not wait for the other lab."""
-        return (
-            f"the grader runs lab {self.lab.number} with a reference lab {self.waiting_for}, so its points "
-            "do not wait for yours"
-        )
+        return say("graded_alone", lab=self.lab.number, other=self.waiting_for)
 
     def summary(self) -> str:
         """One line saying where the lab stands (see the module's docstring)."""
@@ -106,12 +100,13 @@ class Checklist:
         if state == "broken":
             return head + self.problem.splitlines()[0]
         if state == "not started":
-            return head + f"not started ({self.lab.function} raises LabNotImplementedError)"
+            return head + say("not_started", function=self.lab.function)
         if state == "blocked":
-            return head + f"blocked by lab {self.waiting_for} ({self.own[0][1].message}); {self.graded_alone()}"
+            blocked = say("blocked_by", lab=self.waiting_for)
+            return head + f"{blocked} ({self.own[0][1].message}); {self.graded_alone()}"
         own, extra = self.counts().partition("; ")[::2]
         if state == "passed":
-            return head + f"{own}; hidden tests run at grading" + (f"; {extra}" if extra else "")
+            return head + f"{own}; {say('hidden_at_grading')}" + (f"; {extra}" if extra else "")
         case, failed = next((case, item) for case, item in self.own if not item.passed)
         return head + f"{own}; {case.name}: {failed.message}"
 
@@ -142,7 +137,7 @@ def main(argv: list[str]) -> int:
         out.flush()
         for text in plan:
             if text not in {str(item.number) for item in LABS}:
-                line = {"summary": f"there is no lab {text}; the labs are 1 to {len(LABS)}", "passed": False}
+                line = {"summary": say("no_such_lab", text=text, count=len(LABS)), "passed": False}
             else:
                 checklist = run_checklist(int(text))
                 line = {"summary": checklist.summary(), "passed": checklist.passed}

@@ -23,6 +23,8 @@ from pathlib import Path
 from IPython.display import HTML, display
 
 from ..labs import LABS, Lab, lab
+from ..messages import say
+from ..messages import title as lab_title
 from .checklist import Checklist, run_checklist
 from .saved import PACKAGE_DIR, sync
 from .views import error_box, status_box
@@ -58,7 +60,7 @@ def lab_status(number: int) -> Status:
     """Sync lab ``number``'s saved files, run its visible checks and say where the lab stands (never raises
     for lab code)."""
     info = lab(number)
-    name = f"Lab {number} ({info.title}), {info.function}() in compaction_lab/{info.module}.py"
+    name = say("lab_name", lab=number, title=lab_title(number), function=info.function, module=info.module)
     saved = sync(list(info.modules))
     reloaded = tuple(saved.reloaded)
     if saved.problems:
@@ -67,8 +69,7 @@ def lab_status(number: int) -> Status:
             info,
             "broken",
             first,
-            "Fix it and save the file, then run this cell again. Until then the "
-            "kernel keeps the code it loaded before, and no check can pass.",
+            say("fix_and_save"),
             reloaded=reloaded,
             excerpt=excerpt,
         )
@@ -83,7 +84,7 @@ def lab_status(number: int) -> Status:
             info,
             "not_implemented",
             checklist.own[0][1].message,
-            f"Write {info.function}() in compaction_lab/{info.module}.py, save the file, and run this cell again.",
+            say("write_function", function=info.function, module=info.module),
             checklist,
             reloaded,
             points,
@@ -92,8 +93,8 @@ def lab_status(number: int) -> Status:
         return Status(
             info,
             "blocked",
-            f"{name}: blocked by lab {checklist.waiting_for}",
-            f"{checklist.own[0][1].message}. Meanwhile {checklist.graded_alone()}.",
+            f"{name}: {say('blocked_by', lab=checklist.waiting_for)}",
+            say("meanwhile", message=checklist.own[0][1].message, alone=checklist.graded_alone()),
             checklist,
             reloaded,
             points,
@@ -160,15 +161,13 @@ def points_sentence(info: Lab, visible_grade_ids: Iterable[str]) -> str:
     notebook beside the package folder."""
     split = point_split(PACKAGE_DIR.parent / info.notebook, visible_grade_ids)
     if split is None:
-        return "Hidden tests run when your work is graded."
+        return say("points_unknown")
     visible, hidden, written, extra = (
-        f"{_number(points)} point{'s' * (points != 1)} ({cells} cell{'s' * (cells != 1)})"
+        say("points_cells", points=_number(points), s="s" * (points != 1), cells=cells, cs="s" * (cells != 1))
         for points, cells in (split.visible, split.hidden, split.written, split.extra)
     )
-    return (
-        f"Visible checks: {visible}. Hidden tests: {hidden}, run when your work is graded. "
-        f"Written answer: {written}, graded by hand."
-        + (f" Extra credit: {extra}, outside the lab's points." if split.extra[1] else "")
+    return say("points", visible=visible, hidden=hidden, written=written) + (
+        say("points_extra", extra=extra) if split.extra[1] else ""
     )
 
 
@@ -179,7 +178,7 @@ def _number(points: float) -> str:
 def show_status(number: int) -> None:
     """Display lab ``number``'s status: one green or red box with the checklist of its visible checks."""
     status = lab_status(number)
-    notes = [f"Reloaded {name}: the kernel was running an older version of it." for name in status.reloaded]
+    notes = [say("reloaded", name=name) for name in status.reloaded]
     detail = "\n".join(part for part in (status.detail, *notes) if part)
     items = status.excerpt.splitlines() or (checklist_lines(status.checklist) if status.checklist else [])
     display(HTML(status_box(status.green, status.title, detail, items, status.points)))

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import LabNotImplementedError
 from ..example import estimate_example_tokens
+from ..messages import say
 
 GREEN, RED, GREY = "#1a7f37", "#cf222e", "#6e7781"
 GROUP_COLOURS = ("#ddf4ff", "#fff8c5", "#ffebe9", "#dafbe1", "#fbefff", "#eaeef2")
@@ -44,7 +45,7 @@ def error_box(error: BaseException, title: str = "") -> str:
     """A red box for an exception: the lab's own message for ``LabNotImplementedError``, else the
     error type and message with its traceback folded underneath."""
     if isinstance(error, LabNotImplementedError):
-        return status_box(False, title or "Not implemented yet", str(error))
+        return status_box(False, title or say("not_implemented_title"), str(error))
     trace = "".join(traceback.format_exception(error))
     return status_box(False, title or f"{type(error).__name__}", str(error)) + (
         f"<details><summary>traceback</summary><pre>{html.escape(trace)}</pre></details>"

@@ -1,0 +1,181 @@
+"""The fixed words a student reads from the course's code, in the workspace's language (en, zh or vi).
+
+A workspace built in an edition (``workbook build --language zh``) holds ``provided/language.txt`` with its
+language code; without it the language is English. ``WORKBOOK_LANGUAGE`` in the environment overrides it
+(``workbook check --language`` sets it). ``say(id, **values)`` is message ``id`` in that language with the values
+filled in; values, ids and Python's own errors are never translated. Only display text comes from here: what a
+check decides never depends on the language.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+LANGUAGES = ("en", "zh", "vi")
+LANGUAGE_FILE = Path(__file__).with_name("language.txt")
+"""The workspace's language code, written by ``workbook build --language`` (absent in English)."""
+ENVIRONMENT = "WORKBOOK_LANGUAGE"
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "not_implemented": {
+        "en": "Lab {lab} ({title}): {function}() is not implemented yet; see {notebook}",
+        "zh": "实验 {lab}（{title}）：{function}() 尚未实现；请看 {notebook}",
+        "vi": "Bài {lab} ({title}): {function}() chưa được viết; xem {notebook}",
+    },
+    "title_1": {"en": "record parsing", "zh": "记录解析", "vi": "phân tích bản ghi"},
+    "title_2": {"en": "interaction grouping", "zh": "交互分组", "vi": "nhóm tương tác"},
+    "title_3": {"en": "budget projection", "zh": "预算投影", "vi": "chiếu ngân sách"},
+    "title_4": {"en": "compaction creation", "zh": "创建压缩", "vi": "tạo lần nén"},
+    "title_5": {"en": "repeated resumption", "zh": "反复恢复", "vi": "tiếp tục lặp lại"},
+    "lab_name": {
+        "en": "Lab {lab} ({title}), {function}() in compaction_lab/{module}.py",
+        "zh": "实验 {lab}（{title}），compaction_lab/{module}.py 中的 {function}()",
+        "vi": "Bài {lab} ({title}), {function}() trong compaction_lab/{module}.py",
+    },
+    "fix_and_save": {
+        "en": "Fix it and save the file, then run this cell again. Until then the kernel keeps the code it loaded "
+        "before, and no check can pass.",
+        "zh": "修正它并保存文件，然后再次运行此单元格。在此之前内核保留它先前加载的代码，任何检查都无法通过。",
+        "vi": "Hãy sửa nó và lưu tệp, rồi chạy lại ô này. Cho đến lúc đó kernel giữ mã nó đã tải trước đây, và "
+        "không kiểm tra nào có thể đạt.",
+    },
+    "write_function": {
+        "en": "Write {function}() in compaction_lab/{module}.py, save the file, and run this cell again.",
+        "zh": "在 compaction_lab/{module}.py 中编写 {function}()，保存文件，然后再次运行此单元格。",
+        "vi": "Hãy viết {function}() trong compaction_lab/{module}.py, lưu tệp, rồi chạy lại ô này.",
+    },
+    "blocked_by": {"en": "blocked by lab {lab}", "zh": "被实验 {lab} 阻塞", "vi": "bị chặn bởi bài {lab}"},
+    "meanwhile": {
+        "en": "{message}. Meanwhile {alone}.",
+        "zh": "{message}。同时，{alone}。",
+        "vi": "{message}. Trong khi đó, {alone}.",
+    },
+    "graded_alone": {
+        "en": "the grader runs lab {lab} with a reference lab {other}, so its points do not wait for yours",
+        "zh": "评分程序用参考实验 {other} 运行实验 {lab}，所以它的分数不必等你的实验 {other}",
+        "vi": "bộ chấm chạy bài {lab} với bài {other} mẫu, nên điểm của nó không phải chờ bài của bạn",
+    },
+    "visible_pass": {
+        "en": "{passed}/{total} visible checks pass",
+        "zh": "{passed}/{total} 个可见检查通过",
+        "vi": "{passed}/{total} kiểm tra công khai đạt",
+    },
+    "extra_pass": {
+        "en": "extra credit: {passed}/{total} checks pass",
+        "zh": "额外加分：{passed}/{total} 个检查通过",
+        "vi": "điểm cộng: {passed}/{total} kiểm tra đạt",
+    },
+    "hidden_at_grading": {
+        "en": "hidden tests run at grading",
+        "zh": "隐藏测试在评分时运行",
+        "vi": "bài kiểm tra ẩn chạy khi chấm",
+    },
+    "not_started": {
+        "en": "not started ({function} raises LabNotImplementedError)",
+        "zh": "尚未开始（{function} 抛出 LabNotImplementedError）",
+        "vi": "chưa bắt đầu ({function} ném LabNotImplementedError)",
+    },
+    "reloaded": {
+        "en": "Reloaded {name}: the kernel was running an older version of it.",
+        "zh": "已重新加载 {name}：内核之前运行的是它的旧版本。",
+        "vi": "Đã tải lại {name}: kernel đang chạy một phiên bản cũ của nó.",
+    },
+    "points": {
+        "en": "Visible checks: {visible}. Hidden tests: {hidden}, run when your work is graded. Written answer: "
+        "{written}, graded by hand.",
+        "zh": "可见检查：{visible}。隐藏测试：{hidden}，在你的作业被评分时运行。书面回答：{written}，人工评分。",
+        "vi": "Kiểm tra công khai: {visible}. Bài kiểm tra ẩn: {hidden}, chạy khi bài của bạn được chấm. Câu trả "
+        "lời viết: {written}, chấm tay.",
+    },
+    "points_extra": {
+        "en": " Extra credit: {extra}, outside the lab's points.",
+        "zh": "额外加分：{extra}，在本实验的分数之外。",
+        "vi": " Điểm cộng: {extra}, ngoài điểm của bài.",
+    },
+    "points_unknown": {
+        "en": "Hidden tests run when your work is graded.",
+        "zh": "隐藏测试在你的作业被评分时运行。",
+        "vi": "Bài kiểm tra ẩn chạy khi bài của bạn được chấm.",
+    },
+    "points_cells": {
+        "en": "{points} point{s} ({cells} cell{cs})",
+        "zh": "{points} 分（{cells} 个单元格）",
+        "vi": "{points} điểm ({cells} ô)",
+    },
+    "not_implemented_title": {"en": "Not implemented yet", "zh": "尚未实现", "vi": "Chưa được viết"},
+    "hidden_cell": {
+        "en": "{grade_id}: graded by hidden tests when your work is graded; the docstring above says what they check.",
+        "zh": "{grade_id}：在你的作业被评分时由隐藏测试评分；上面的文档字符串说明它们检查什么。",
+        "vi": "{grade_id}: được chấm bằng bài kiểm tra ẩn khi bài của bạn được chấm; docstring phía trên nói chúng "
+        "kiểm tra gì.",
+    },
+    "checks_failed": {
+        "en": "{failed} of {total} checks of {grade_id} failed; the first: {message}",
+        "zh": "{grade_id} 的 {total} 个检查中有 {failed} 个失败；第一个：{message}",
+        "vi": "{failed} trong {total} kiểm tra của {grade_id} thất bại; cái đầu tiên: {message}",
+    },
+    "no_such_lab": {
+        "en": "there is no lab {text}; the labs are 1 to {count}",
+        "zh": "没有实验 {text}；实验编号为 1 到 {count}",
+        "vi": "không có bài {text}; các bài là từ 1 đến {count}",
+    },
+}
+"""Every message, by id, in every language: ``str.format`` templates whose placeholders are the same in each (but
+English's plural endings, ``s`` and ``cs``)."""
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def language() -> str:
+    """The workspace's language: ``WORKBOOK_LANGUAGE`` if it names one of ``LANGUAGES``, else the code in
+    ``LANGUAGE_FILE``, else (no file, an unreadable or unknown one) English."""
+    chosen = os.environ.get(ENVIRONMENT, "").strip()
+    if chosen in LANGUAGES:
+        return chosen
+    try:
+        written = LANGUAGE_FILE.read_text(encoding="utf-8").strip()
+    except OSError:
+        return "en"
+    return written if written in LANGUAGES else "en"
+
+
+def say(message_id: str, language_code: str | None = None, **values: object) -> str:
+    """Message ``message_id`` in ``language_code`` (default: ``language()``) with ``values`` filled in; raises
+    ``KeyError`` for an unknown id and ``ValueError`` for an unknown language."""
+    chosen = language() if language_code is None else language_code
+    if chosen not in LANGUAGES:
+        raise ValueError(f"unknown language {chosen!r}: choose one of {', '.join(LANGUAGES)}")
+    return MESSAGES[message_id][chosen].format(**values)
+
+
+def title(number: int, language_code: str | None = None) -> str:
+    """Lab ``number``'s title in ``language_code`` (default: ``language()``)."""
+    return say(f"title_{number}", language_code)
+
+
+def _head_pattern(template: str) -> re.Pattern[str]:
+    """A template's sentence before its first ``;`` as a regex: ``{lab}`` and ``{function}`` captured in that
+    order, any other value matched lazily."""
+    head = re.split(r"[;；]", template, maxsplit=1)[0]
+    parts = PLACEHOLDER.split(head)
+    pattern = ""
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            pattern += re.escape(part)
+        else:
+            pattern += {"lab": r"(?P<lab>[1-5])", "function": r"(?P<function>\w+)"}.get(part, ".*?")
+    return re.compile(pattern)
+
+
+NOT_IMPLEMENTED = tuple(_head_pattern(MESSAGES["not_implemented"][code]) for code in LANGUAGES)
+"""The start of a ``LabNotImplementedError`` message in each language, naming the lab and the function."""
+
+
+def not_implemented_in(message: str) -> tuple[int, str] | None:
+    """The lab number and function a ``LabNotImplementedError`` message in any language names, or None."""
+    for pattern in NOT_IMPLEMENTED:
+        found = pattern.match(message)
+        if found:
+            return int(found["lab"]), found["function"]
+    return None

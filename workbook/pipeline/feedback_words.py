@@ -1,0 +1,47 @@
+"""The fixed words of a feedback page, in its notebook's edition (en, zh or vi; ``workbook.course.editions``).
+
+Only what the page says around the judge's results comes from here: the hidden tests' summary, a cell that was
+not judged, and the extra credit set apart. The results themselves (case names, calls, values, messages) and the
+instructor's hints are shown as the judge recorded them; the scores are the gradebook's.
+"""
+
+from __future__ import annotations
+
+from workbook.course.layout import LANGUAGES, SOURCE_LANGUAGE
+
+FEEDBACK_WORDS: dict[str, dict[str, str]] = {
+    "hidden_all": {
+        "en": "✓ hidden tests: all {count} passed",
+        "zh": "✓ 隐藏测试：{count} 个全部通过",
+        "vi": "✓ bài kiểm tra ẩn: cả {count} đều đạt",
+    },
+    "hidden_one_passed": {"en": "✓ hidden test: passed", "zh": "✓ 隐藏测试：通过", "vi": "✓ bài kiểm tra ẩn: đạt"},
+    "hidden_not_all": {
+        "en": "✗ hidden tests: not all {count} passed",
+        "zh": "✗ 隐藏测试：{count} 个并未全部通过",
+        "vi": "✗ bài kiểm tra ẩn: không phải cả {count} đều đạt",
+    },
+    "hidden_one_failed": {
+        "en": "✗ hidden test: failed",
+        "zh": "✗ 隐藏测试：未通过",
+        "vi": "✗ bài kiểm tra ẩn: thất bại",
+    },
+    "they_check": {"en": "{head}; what they check:", "zh": "{head}；它们检查的内容：", "vi": "{head}; chúng kiểm tra:"},
+    "it_checks": {"en": "{head}; what it checks:", "zh": "{head}；它检查的内容：", "vi": "{head}; nó kiểm tra:"},
+    "not_judged": {"en": "This cell was not judged.", "zh": "此单元格未被评判。", "vi": "Ô này không được chấm."},
+    "score_extra": {
+        "en": "**Score: {score}** (+{extra}: extra credit, outside this notebook's points)",
+        "zh": "**得分：{score}**（+{extra}：额外加分，在本 notebook 的分数之外）",
+        "vi": "**Điểm: {score}** (+{extra}: điểm cộng, ngoài điểm của notebook này)",
+    },
+    "extra_line": {"en": "extra credit: +{extra}", "zh": "额外加分：+{extra}", "vi": "điểm cộng: +{extra}"},
+}
+"""Each fixed text of a feedback page, by id, in every language: ``str.format`` templates with the same
+placeholders in each."""
+
+
+def feedback_word(word_id: str, language: str = SOURCE_LANGUAGE, **values: object) -> str:
+    """Fixed text ``word_id`` in ``language`` with ``values`` filled in; a language without words (none of
+    ``LANGUAGES``) gets English, so a page is never left unwritten. Raises ``KeyError`` for an unknown id."""
+    texts = FEEDBACK_WORDS[word_id]
+    return texts[language if language in LANGUAGES else SOURCE_LANGUAGE].format(**values)
