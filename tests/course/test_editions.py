@@ -23,7 +23,7 @@ from packages import STARTER_PACKAGE
 from compaction_lab.provided.checking.case import is_extra_credit, visible_cases
 from compaction_lab.provided.labs import LABS
 from compaction_lab.provided.messages import not_implemented_in, say, title
-from workbook.authoring.editions import TRANSLATED, project_hints
+from workbook.authoring.catalogues import TRANSLATED, project_hints
 from workbook.cli.main import main as cli
 from workbook.course.editions import (
     EDITIONS,

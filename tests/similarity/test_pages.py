@@ -6,8 +6,8 @@ from html.parser import HTMLParser
 
 import numpy as np
 
-from workbook.similarity.findings import NOTICE, Findings
 from workbook.similarity.detect import LabComparison, Pair
+from workbook.similarity.findings import NOTICE, Findings
 from workbook.similarity.pages import CSP, pair_page, write_section
 from workbook.similarity.settings import Settings
 from workbook.similarity.spans import Span

@@ -10,8 +10,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from workbook.similarity.findings import NOTICE, Findings
 from workbook.similarity.detect import LabComparison, Pair
+from workbook.similarity.findings import NOTICE, Findings
 from workbook.similarity.sources import CODE
 from workbook.similarity.spans import covered_lines
 

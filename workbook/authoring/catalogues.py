@@ -1,8 +1,8 @@
 """Keeping the editions' catalogues in step with the English notebooks: the check and the translator's stub.
 
-``python -m workbook.authoring.editions --check`` fails (exit 1) when any notebook of any edition lacks a
+``python -m workbook.authoring.catalogues --check`` fails (exit 1) when any notebook of any edition lacks a
 translation or holds one of an English text that has since changed (``workbook.course.editions.check``).
-``python -m workbook.authoring.editions --stub zh`` brings each ``zh`` catalogue up to date for a translator:
+``python -m workbook.authoring.catalogues --stub zh`` brings each ``zh`` catalogue up to date for a translator:
 entries that are done are kept as they are; a cell without an entry gets one with an empty ``text``, and a cell
 whose English changed keeps its old ``text``; both get the new ``source`` hash and a ``todo`` holding the English
 to translate. The check fails until each ``todo`` is translated into ``text`` and removed. It also fails when
@@ -74,7 +74,8 @@ def catalogue_text(language: str, notebook: Path, entries: dict[str, Entry]) -> 
             cells[cell_id]["todo"] = entry.todo
     header = (
         f"# The {LANGUAGES[language]} edition of {notebook.name}: per cell id, the hash of the English text\n"
-        "# translated (source) and its translation (text). python -m workbook.authoring.editions --stub refreshes it.\n"
+        "# translated (source) and its translation (text).\n"
+        "# python -m workbook.authoring.catalogues --stub refreshes it.\n"
     )
     body = yaml.dump({"cells": cells}, Dumper=_Literal, allow_unicode=True, sort_keys=False, width=1000)
     return header + body
@@ -114,7 +115,7 @@ def all_problems(notebooks: Path = NOTEBOOKS, editions: Path = EDITIONS, cases: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m workbook.authoring.editions --check | --stub LANGUAGE``; the exit code."""
+    """``python -m workbook.authoring.catalogues --check | --stub LANGUAGE``; the exit code."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--check", action="store_true", help="fail if an edition lacks or has a stale translation")

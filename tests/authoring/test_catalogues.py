@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from workbook.authoring.editions import all_problems, main, stubbed, write_stub
+from workbook.authoring.catalogues import all_problems, main, stubbed, write_stub
 from workbook.course.editions import EDITIONS, check, read_catalogue, text_hash
 
 REPO = Path(__file__).resolve().parents[2]
