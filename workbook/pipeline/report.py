@@ -22,6 +22,7 @@ from pathlib import Path
 from workbook.course.layout import ASSIGNMENT, Course, require_released
 from workbook.grading.results import read_results
 from workbook.manifest import LABS
+from workbook.pipeline.page_policy import policy_meta
 
 EXTREME = 0.05
 WEAK = 0.2
@@ -167,7 +168,7 @@ def write_report(course: Course) -> Path:
 
 
 def render(data: Cohort, stats: list[CaseStats]) -> str:
-    """The report page's HTML."""
+    """The report page's HTML (every value escaped; the project's Content-Security-Policy first in its head)."""
 
     def table(headers: list[str], rows: list[list[str]]) -> str:
         head = "".join(f"<th>{html.escape(item)}</th>" for item in headers)
@@ -210,6 +211,7 @@ def render(data: Cohort, stats: list[CaseStats]) -> str:
         "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}"
     )
     return (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>Cohort report</title><style>{style}</style>"
+        f"<!doctype html><html><head>{policy_meta()}<meta charset='utf-8'><title>Cohort report</title>"
+        f"<style>{style}</style>"
         f"</head><body>{''.join(parts)}</body></html>\n"
     )
