@@ -19,7 +19,8 @@ gives each worker its own).
 
 nbgrader's ``Execute`` passes ``kernel_manager_class=AsyncKernelManager`` to nbclient as a keyword,
 which overrides any ``c.Execute.kernel_manager_class`` setting; ``SandboxExecute`` is ``Execute``
-with this manager, listed in ``c.Autograde.autograde_preprocessors`` (see ``workbook.course.layout``).
+with this manager, listed in ``c.Autograde.autograde_preprocessors`` (see ``workbook.course.layout``), and with
+every output capped as it arrives (``workbook.grading.output_caps``).
 """
 
 from __future__ import annotations
