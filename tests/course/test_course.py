@@ -25,6 +25,7 @@ from workbook.pipeline.build import build
 from workbook.paths import NOTEBOOKS, STARTERS
 from workbook.pipeline.release import SOLUTION, ReleaseLeakError, check_release, notebook_secrets
 from workbook.grading.kernel import SandboxExecute, SandboxKernelManager
+from workbook.pipeline.inert import InertNotebook
 from workbook.grading.scoring import JudgeNotebook, course_case_book
 from workbook.authoring.starters import MarkerError, replace_region
 from workbook.course.packages import modules
@@ -69,12 +70,12 @@ def test_build_lays_out_source_config_and_gradebook(tmp_path, capsys):
     assert config.Autograde.autograde_preprocessors == list(AUTOGRADE_PREPROCESSORS)
 
 
-def test_the_autograde_preprocessors_are_nbgraders_with_the_sandboxed_execute_and_the_judge_last():
-    """nbgrader's own list, Execute swapped, the judge appended: an nbgrader upgrade that changes the list shows
-    up here."""
+def test_the_autograde_preprocessors_are_nbgraders_with_the_sandboxed_execute_the_judge_and_inert_last():
+    """nbgrader's own list, Execute swapped, the judge and then InertNotebook appended: an nbgrader upgrade that
+    changes the list shows up here."""
     sandboxed = [import_item(name) for name in AUTOGRADE_PREPROCESSORS]
     nbgraders = Autograde.class_traits()["autograde_preprocessors"].default()
-    assert [SandboxExecute if item is Execute else item for item in nbgraders] + [JudgeNotebook] == sandboxed
+    assert [SandboxExecute if item is Execute else item for item in nbgraders] + [JudgeNotebook, InertNotebook] == sandboxed
     assert SandboxExecute().kernel_manager_class is SandboxKernelManager
 
 

@@ -1,8 +1,9 @@
 """Hostile submissions graded through the real pipeline: one course, one ``workbook autograde --jobs 2
 --isolation required`` batch of the bank in ``hostile_bank.py`` (tricks on the gradebook, source/, the
 solutions, other submissions, the feedback folder, memory and processes, forged reports, a channel from the
-hidden cases, names that are not UTF-8, a malformed timestamp, a call of ``input()``) among an honest complete
-and an honest blank control, then ``workbook feedback``, ``export`` and ``report`` and the grades table.
+hidden cases, names that are not UTF-8, a malformed timestamp, a call of ``input()``, active content for the
+instructor's browser, an output bomb) among an honest complete and an honest blank control, then ``workbook
+feedback``, ``export`` and ``report`` and the grades table.
 
 Each submission gets its honest score, the controls keep theirs, a bystander's gradebook rows, the
 stored test cells, source/, release/ and the submissions are byte-identical afterwards, nothing the
@@ -30,14 +31,17 @@ from pathlib import Path
 import nbformat
 import pytest
 from accident_submissions import DUE, set_due_date_and_zero_penalty
+from browser import CHROMIUM, CHROMIUM_FLAGS, NO_HUB_EXTRA
 from packages import STARTER_PACKAGE
 from rich.console import Console
 
-from hostile_bank import BANK, NOT_UTF8, Submission, build_package, finish_submission
+from hostile_bank import BANK, BOMB_CHARS, NOT_UTF8, Submission, build_package, finish_submission
 from workbook.course.intake import escaped
 from workbook.course.layout import ASSIGNMENT, Course
 from workbook.course.submit import submit
+from workbook.grading.output_caps import CELL_CHARS, NOTEBOOK_CHARS, OUTPUT_CHARS, cut_note, output_chars
 from workbook.grading.results import read_results, status_notes
+from workbook.page_policy import policy_meta
 from workbook.paths import REPO, SOLUTIONS
 from workbook.pipeline.autograde import grade_with_progress
 from workbook.pipeline.build import build
@@ -371,6 +375,148 @@ def test_the_bombs_hit_their_limits(batch):
     forks = printed(course.autograded("s14_fork_bomb") / "01_record_parsing.ipynb")
     assert 0 < int(re.search(r"MemoryError after (\d+) MiB", memory)[1]) < 1024
     assert 0 < int(re.search(r"fork failed after (\d+) children: BlockingIOError", forks)[1]) < 64
+
+
+ACTIVE = ("<script", "onerror", "javascript:")
+"""What marks active content in HTML (a script, an event handler, a link that runs code)."""
+
+
+def rendered_parts(notebook: Path) -> str:
+    """What of an autograded notebook a renderer emits as HTML: markdown and raw cells' sources and display
+    outputs' data (stream and error texts, escaped by every renderer, left out)."""
+    content = nbformat.read(notebook, as_version=4)
+    parts = [cell.source for cell in content.cells if cell.cell_type in ("markdown", "raw")]
+    parts += [
+        repr(output.get("data", {}))
+        for cell in content.cells
+        for output in cell.get("outputs", [])
+        if output.get("output_type") in ("display_data", "execute_result")
+    ]
+    return "\n".join(parts)
+
+
+def scripts(page: str) -> list[str]:
+    """Every ``<script>`` element of an HTML ``page``, whole."""
+    return re.findall(r"<script\b.*?</script>", page, flags=re.DOTALL | re.IGNORECASE)
+
+
+def test_nothing_a_student_wrote_or_displayed_is_active_in_a_graded_notebook(batch):
+    course = batch["course"]
+    for submission in GRADED:
+        for notebook in sorted(course.autograded(submission.student).glob("*.ipynb")):
+            shown = rendered_parts(notebook)
+            assert [word for word in ACTIVE if word in shown] == [], f"{submission.student}/{notebook.name}"
+    lab1 = nbformat.read(course.autograded("s22_active_content") / "01_record_parsing.ipynb", as_version=4)
+    answers = [cell.source for cell in lab1.cells if cell.metadata.get("nbgrader", {}).get("solution")]
+    assert answers and all(
+        answer.startswith("<div><p>My answer is <strong>strict</strong>: ") for answer in answers if "strict" in answer
+    ), "the written answer still reads as formatted text in the formgrader"
+    assert "widgets" not in lab1.metadata
+    outputs = [output for cell in lab1.cells for output in cell.get("outputs", [])]
+    assert {"text/html": "<p><strong>shown bold</strong>window.__pwned = 'script'<a>a link</a></p>"} in [
+        {key: value for key, value in output.get("data", {}).items() if key == "text/html"} for output in outputs
+    ]
+
+
+def test_no_feedback_page_or_report_holds_a_students_active_content(batch):
+    """The pages of active content have the template's own scripts only (the control's), under a policy that
+    runs none; the written answer is formatted on the page too."""
+    course = batch["course"]
+    for student, pages in batch["pages"].items():
+        for page in pages:
+            text = page.read_text(encoding="utf-8")
+            control = (course.feedback("s08_control_complete") / page.name).read_text(encoding="utf-8")
+            assert scripts(text) == scripts(control), f"{student}/{page.name}"
+            assert [text.count(word) for word in ACTIVE] == [control.count(word) for word in ACTIVE], student
+            assert text.index(policy_meta()) == text.index("<head>") + len("<head>"), student
+    lab1 = (course.feedback("s22_active_content") / "01_record_parsing.html").read_text(encoding="utf-8")
+    assert "<p>My answer is <strong>strict</strong>: " in lab1 and "<strong>shown bold</strong>" in lab1
+    assert "__pwned = 'answer'" in html_text(course.feedback("s22_active_content") / "01_record_parsing.html")
+    assert "<script" not in batch["report"] and batch["report"].index(policy_meta()) < batch["report"].index("<title>")
+
+
+def test_an_output_bomb_is_cut_to_the_caps_as_it_arrives(batch):
+    course = batch["course"]
+    note = cut_note("this cell", CELL_CHARS)
+    longest = max(len(cut_note(where, NOTEBOOK_CHARS)) for where in ("this output", "this cell", "this notebook"))
+    for notebook in sorted(course.autograded("s23_output_bomb").glob("*.ipynb")):
+        content = nbformat.read(notebook, as_version=4)
+        sizes = [[output_chars(output) for output in cell.get("outputs", [])] for cell in content.cells]
+        # each kept output is within its caps but for the one note line that ends it
+        assert max(size for cell in sizes for size in cell) <= OUTPUT_CHARS + longest
+        assert max(sum(cell) - longest * len(cell) for cell in sizes) <= CELL_CHARS
+        assert sum(map(sum, sizes)) - longest * sum(map(len, sizes)) <= NOTEBOOK_CHARS
+        assert notebook.stat().st_size < 3 * NOTEBOOK_CHARS, "a few times the cap in bytes, never 12 x the bomb"
+    lab1 = printed(course.autograded("s23_output_bomb") / "01_record_parsing.ipynb")
+    assert note.strip() in lab1 and cut_note("this output", OUTPUT_CHARS).strip() in lab1
+    assert "B" * OUTPUT_CHARS in lab1 and "B" * (OUTPUT_CHARS + 1) not in lab1 and BOMB_CHARS > 10 * OUTPUT_CHARS
+    pages = batch["pages"]["s23_output_bomb"]
+    assert max(page.stat().st_size for page in pages) < 3 * NOTEBOOK_CHARS
+
+
+FEEDBACK_PEAK = """
+import resource, sys
+from workbook.course.layout import Course
+from workbook.pipeline.feedback import generate_pages
+result = generate_pages(Course(sys.argv[1]), sys.argv[2])
+print(result["success"], resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+FEEDBACK_MEMORY_MIB = 1024
+"""The memory the output bomb's feedback stays under (it took 7.2 GB for a batch before the caps)."""
+
+
+def test_the_output_bombs_feedback_stays_under_a_stated_memory(batch):
+    run = subprocess.run(
+        [sys.executable, "-c", FEEDBACK_PEAK, str(batch["course"].root), "s23_output_bomb"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    success, peak = run.stdout.split()
+    print(f"feedback of the output bomb (5 pages): peak resident memory {peak} MiB, stated {FEEDBACK_MEMORY_MIB} MiB")
+    assert success == "True" and int(peak) < FEEDBACK_MEMORY_MIB
+
+
+def test_a_browser_opening_the_active_contents_feedback_runs_none_of_it(batch, tmp_path):
+    """Chromium opens each of the submission's feedback pages: ``window.__pwned`` stays undefined, after a
+    click on every link; the same outputs and answer rendered by plain nbconvert (no inert notebook, no policy)
+    do set it, so the check can see a script run."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason=NO_HUB_EXTRA)
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed: run scripts/install-system-deps.sh")
+    from nbconvert import HTMLExporter
+
+    course = batch["course"]
+    raw = nbformat.read(course.submitted("s22_active_content") / "01_record_parsing.ipynb", as_version=4)
+    raw.cells.append(
+        nbformat.v4.new_code_cell(
+            "",
+            outputs=[
+                nbformat.v4.new_output("display_data", data={"text/html": "<script>window.__pwned = 'script'</script>"})
+            ],
+        )
+    )
+    unprotected = tmp_path / "unprotected.html"
+    unprotected.write_text(HTMLExporter(template_name="classic").from_notebook_node(raw)[0], encoding="utf-8")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(30_000)
+            page.goto(unprotected.as_uri(), wait_until="domcontentloaded")
+            assert page.evaluate("typeof window.__pwned") == "string", "plain nbconvert runs the script"
+            for feedback_page in batch["pages"]["s22_active_content"]:
+                page.goto(feedback_page.as_uri(), wait_until="load")
+                for link in page.locator("a:not([href]), a[href^='#']").all()[:30]:
+                    if link.is_visible():
+                        link.click()
+                assert page.evaluate("typeof window.__pwned") == "undefined", feedback_page.name
+                if feedback_page.name == "01_record_parsing.html":
+                    answer = page.locator("p", has_text="My answer is").first
+                    assert "<strong>strict</strong>" in answer.inner_html(), "the written answer reads formatted"
+        finally:
+            browser.close()
 
 
 TRICKS = [submission for submission in BANK if submission.effect]

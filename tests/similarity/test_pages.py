@@ -6,9 +6,10 @@ from html.parser import HTMLParser
 
 import numpy as np
 
+from workbook.page_policy import POLICY
 from workbook.similarity.detect import LabComparison, Pair
 from workbook.similarity.findings import NOTICE, Findings
-from workbook.similarity.pages import CSP, pair_page, write_section
+from workbook.similarity.pages import pair_page, write_section
 from workbook.similarity.settings import Settings
 from workbook.similarity.spans import Span
 
@@ -38,7 +39,7 @@ def test_the_page_escapes_everything_and_forbids_scripts():
     page = pair_page(PAIR)
     found = tags(page)
     assert "script" not in {tag for tag, _ in found} and HOSTILE not in page
-    assert ("meta", {"http-equiv": "Content-Security-Policy", "content": CSP}) in found
+    assert ("meta", {"http-equiv": "Content-Security-Policy", "content": POLICY}) in found
     marked = [attrs for tag, attrs in found if tag == "span" and attrs.get("class") == "line match"]
     assert len(marked) == 3  # lines 2 and 3 on the left, line 1 on the right
     assert "100% matched" in page and "50% matched" in page and NOTICE in page

@@ -13,7 +13,9 @@ its module is imported with no sandbox at all (``test_every_trick_works_without_
 so the bank proves its power); bombs have none (run unsandboxed, they would take the machine down), nor do the
 tricks on the judge's reports (a forged crash text, a signal from the hidden cases' sandbox) and what the grader
 must survive from a careless student (a malformed timestamp received late, ``input()`` left in lab 5, names
-that are not UTF-8).
+that are not UTF-8), nor what aims at the instructor's browser or the grader's memory rather than the sandbox
+(outputs and a written answer holding scripts, an image and links that run code, a widget; an output bomb of
+``BOMB_OUTPUTS`` outputs of ``BOMB_CHARS`` characters in every notebook).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from workbook.authoring.samples import blank, complete, partial
 from workbook.course.layout import LAB_MODULES
+from workbook.course.submit import answer_written_questions
 from workbook.paths import SOLUTIONS
 
 PRELUDE = """
@@ -261,6 +264,40 @@ if _sys.argv and _sys.argv[0].endswith("runner.py"):
 _report("signals from the hidden cases' sandbox by failing renamed cases")
 """
 
+ACTIVE_CONTENT = """
+from IPython import get_ipython as _get_ipython
+if _get_ipython() is not None:  # in a notebook's kernel, not in the judge's runners
+    from IPython.display import HTML as _HTML, Javascript as _Javascript, Markdown as _Markdown, display as _display
+    _report("displays active content")
+    _display(_HTML("<p><strong>shown bold</strong><script>window.__pwned = 'script'</script>"
+                   "<img src=x onerror=\\"window.__pwned = 'img'\\">"
+                   "<a href=\\"javascript:window.__pwned = 'link'\\">a link</a></p>"))
+    _display(_Javascript("window.__pwned = 'javascript output'"))
+    _display({"application/vnd.jupyter.widget-view+json": {"model_id": "m", "version_major": 2, "version_minor": 0},
+              "text/plain": "a widget"}, raw=True)
+    _display(_Markdown("[a markdown link](javascript:window.__pwned='markdown') <script>window.__pwned = 1</script>"))
+"""
+
+ACTIVE_ANSWER = (
+    "My answer is **strict**: <script>window.__pwned = 'answer'</script> "
+    "<img src=x onerror=\"window.__pwned = 'answer img'\"> [a link](javascript:window.__pwned='answer-link')"
+)
+"""The written answers of the submission with active content: formatting, a script, an image and a link that run
+code."""
+
+BOMB_OUTPUTS, BOMB_CHARS = 12, 3 << 20
+OUTPUT_BOMB = f"""
+from IPython import get_ipython as _get_ipython
+if _get_ipython() is not None:
+    from IPython.display import HTML as _HTML, display as _display
+    _report("displays {BOMB_OUTPUTS} outputs of {BOMB_CHARS} characters")
+    for _index in range({BOMB_OUTPUTS}):
+        if _index % 2:
+            print("B" * {BOMB_CHARS}, flush=True)
+        else:
+            _display(_HTML("<p>" + "B" * {BOMB_CHARS} + "</p>"))
+"""
+
 COMPLETE, BLANK, PARTIAL = [8] * 5, [0] * 5, [8, 8, 0, 0, 0]
 NOT_UTF8 = "03_budget_projection-\udcff\udcfe.ipynb"
 """A notebook name made by a script or another system: the bytes ``\\xff\\xfe`` are not UTF-8 (``os`` gives them as
@@ -272,7 +309,8 @@ class Submission:
     """One student of the bank: built from ``base`` (a ``workbook.course.submit`` sample), with ``trick``
     appended to ``records.py``, ``extra_files`` (path relative to the submission -> text), lab modules
     replaced by symlinks to the solutions (``symlinked``), other ``links`` (path -> target), its ``timestamp``
-    text, and received an hour after the due date (``late``) or an hour before it."""
+    text, the ``answer`` written in lab 1's answer cells (none: left as released), and received an hour after
+    the due date (``late``) or an hour before it."""
 
     student: str
     base: str
@@ -284,6 +322,7 @@ class Submission:
     timestamp: str | None = None
     links: dict[str, str] = field(default_factory=dict)
     late: bool = False
+    answer: str = ""
 
 
 BANK = (
@@ -315,6 +354,8 @@ BANK = (
     Submission("s19_asks_input", "asks_input", [8, 8, 8, 8, 0]),
     Submission("s20_not_utf8_notebook", "complete", None, extra_files={NOT_UTF8: "{}"}),
     Submission("s21_not_utf8_link", "blank", None, links={f"compaction_lab/{NOT_UTF8[:-6]}.py": "/etc/passwd"}),
+    Submission("s22_active_content", "complete", COMPLETE, ACTIVE_CONTENT, answer=ACTIVE_ANSWER),
+    Submission("s23_output_bomb", "complete", COMPLETE, OUTPUT_BOMB),
 )
 """Graded in this order (by student id): both controls come after the tricks that would change later students."""
 
@@ -351,7 +392,10 @@ def build_package(submission: Submission, dest: Path, course: Path, repo: Path, 
 
 
 def finish_submission(submission: Submission, folder: Path) -> None:
-    """Give the placed submission ``folder`` its extra files, symlinked lab modules and timestamp text."""
+    """Give the placed submission ``folder`` its extra files, symlinked lab modules, timestamp text and lab 1
+    answers."""
+    if submission.answer:
+        answer_written_questions(folder / "01_record_parsing.ipynb", submission.answer)
     for relative, text in submission.extra_files.items():
         (folder / relative).parent.mkdir(parents=True, exist_ok=True)
         (folder / relative).write_text(text, encoding="utf-8")

@@ -9,12 +9,15 @@ The config written here carries the settings a module-based course needs:
 - ``Execute.timeout``: the labs' time limit per cell (``DEFAULT_CELL_TIMEOUT`` seconds).
 - ``Autograde.sanitize_preprocessors`` and ``OverwriteCells.add_missing_cells``: honest accidents
   (``workbook.course.accidents``).
-- ``GenerateFeedback.preprocessors`` adds ``workbook.pipeline.feedback.JudgeResults``.
+- ``GenerateFeedback.preprocessors`` adds ``workbook.pipeline.feedback.JudgeResults`` and, last,
+  ``workbook.pipeline.inert.InertNotebook``.
 - ``ExportApp.plugin_class`` is ``workbook.pipeline.export.LabCsvExportPlugin`` (also for ``nbgrader export``).
 - ``Autograde.autograde_preprocessors`` is nbgrader's list with ``Execute`` replaced by
   ``workbook.grading.kernel.SandboxExecute`` (``AUTOGRADE_PREPROCESSORS``): student notebooks run in
   sandboxed kernels (over Unix sockets, so parallel graders never race for a port);
-  ``SandboxKernelManager.isolation`` (``auto``) says whether a sandbox is required.
+  ``SandboxKernelManager.isolation`` (``auto``) says whether a sandbox is required. Its outputs are capped as
+  they arrive (``workbook.grading.output_caps``), and the last preprocessor, after the judge, is
+  ``workbook.pipeline.inert.InertNotebook``: the autograded notebook the formgrader renders is already inert.
 """
 
 from __future__ import annotations
@@ -58,11 +61,13 @@ c.Autograde.sanitize_preprocessors = [
 ]
 c.OverwriteCells.add_missing_cells = True
 
-# Feedback: every test cell shows the judge's results (hidden cases by name and hint only).
+# Feedback: every test cell shows the judge's results (hidden cases by name and hint only); nothing a student
+# wrote or displayed runs on the page (InertNotebook, last).
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
     "workbook.pipeline.feedback.JudgeResults",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+    "workbook.pipeline.inert.InertNotebook",
 ]
 
 # `nbgrader export` and `workbook export`: CSV via the csv module, one column per lab notebook.
@@ -70,7 +75,9 @@ c.ExportApp.plugin_class = "workbook.pipeline.export.LabCsvExportPlugin"
 
 # Student notebooks run in kernels inside a sandbox (bubblewrap: a private copy of the package, no
 # network, no course, gradebook or solutions in sight, limits; their sockets, not TCP ports, in that private
-# folder, so parallel graders never race for a port): nbgrader's list with Execute replaced.
+# folder, so parallel graders never race for a port), their outputs capped as they arrive: nbgrader's list with
+# Execute replaced, the judge after it, and last InertNotebook, so the autograded notebook the formgrader shows
+# holds nothing that runs in the instructor's browser.
 c.Autograde.autograde_preprocessors = [
 {autograde_preprocessors}
 ]
@@ -79,6 +86,8 @@ c.Autograde.autograde_preprocessors = [
 c.SandboxKernelManager.isolation = "auto"
 '''
 
+INERT = "workbook.pipeline.inert.InertNotebook"
+"""The preprocessor that makes a student's notebook inert (``workbook.pipeline.inert``), by its import name."""
 SANDBOXED_EXECUTE = "workbook.grading.kernel.SandboxExecute"
 """nbgrader's ``Execute`` with sandboxed kernels (``workbook.grading.kernel``), by its import name."""
 AUTOGRADE_PREPROCESSORS = (
@@ -90,9 +99,10 @@ AUTOGRADE_PREPROCESSORS = (
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
     "workbook.grading.scoring.JudgeNotebook",
+    INERT,
 )
-"""nbgrader 0.9's ``Autograde.autograde_preprocessors`` with ``Execute`` replaced by the sandboxed one and the
-judge last (a test checks it against nbgrader's default)."""
+"""nbgrader 0.9's ``Autograde.autograde_preprocessors`` with ``Execute`` replaced by the sandboxed one, then the
+judge, then ``InertNotebook`` (a test checks it against nbgrader's default)."""
 
 
 def config_text(

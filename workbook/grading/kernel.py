@@ -19,7 +19,8 @@ gives each worker its own).
 
 nbgrader's ``Execute`` passes ``kernel_manager_class=AsyncKernelManager`` to nbclient as a keyword,
 which overrides any ``c.Execute.kernel_manager_class`` setting; ``SandboxExecute`` is ``Execute``
-with this manager, listed in ``c.Autograde.autograde_preprocessors`` (see ``workbook.course.layout``).
+with this manager, listed in ``c.Autograde.autograde_preprocessors`` (see ``workbook.course.layout``), and with
+every output capped as it arrives (``workbook.grading.output_caps``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from jupyter_client.manager import AsyncKernelManager
 from nbgrader.preprocessors import Execute
 from traitlets import CaselessStrEnum, Integer, default
 
+from workbook.grading.output_caps import CELL_CHARS, NOTEBOOK_CHARS, OUTPUT_CHARS, OutputBudget
 from workbook.grading.sandbox import MODES, Limits, detect, private_dir, wrap
 
 
@@ -122,8 +124,46 @@ class SandboxKernelManager(AsyncKernelManager):
 
 
 class SandboxExecute(Execute):
-    """nbgrader's ``Execute`` preprocessor with ``SandboxKernelManager`` as the kernel manager."""
+    """nbgrader's ``Execute`` preprocessor with ``SandboxKernelManager`` as the kernel manager, whose outputs are
+    capped as they arrive (``workbook.grading.output_caps``; nbclient has no limit of its own). Widget state is
+    neither stored nor emulated (no Output widget collects outputs past the caps); an inert notebook would drop it
+    anyway (``workbook.pipeline.inert``)."""
+
+    output_chars = Integer(OUTPUT_CHARS, config=True, help="Characters one output keeps.")
+    cell_chars = Integer(CELL_CHARS, config=True, help="Characters a cell's outputs keep together.")
+    notebook_chars = Integer(NOTEBOOK_CHARS, config=True, help="Characters a notebook's outputs keep together.")
 
     def __init__(self, **kwargs):
         kwargs.setdefault("kernel_manager_class", SandboxKernelManager)
+        kwargs.setdefault("store_widget_state", False)
         super().__init__(**kwargs)
+
+    def on_comm_open_jupyter_widget(self, msg):
+        """No widget is emulated: nbclient's Output widget would keep the outputs it captures past the caps."""
+        return None
+
+    def reset_execution_trackers(self) -> None:
+        """nbclient's per-notebook trackers, and a fresh ``OutputBudget`` (``ValueError`` for caps out of order)."""
+        super().reset_execution_trackers()
+        self.output_budget = OutputBudget(self.output_chars, self.cell_chars, self.notebook_chars)
+
+    def output(self, outs, msg, display_id, cell_index):
+        """nbclient's handling of an output message, then the caps: the output kept, cut, or dropped."""
+        out = super().output(outs, msg, display_id, cell_index)
+        if out is None or not outs or outs[-1] is not out:
+            return out
+        kept = self.output_budget.admit(out, cell_index)
+        if kept is None:
+            outs.pop()
+            if display_id:  # nbclient recorded the dropped output's index for later updates
+                self._display_id_map[display_id][cell_index].pop()
+            return None
+        outs[-1] = kept
+        return kept
+
+    def _update_display_id(self, display_id, msg):
+        """nbclient's ``update_display`` handling with the new data capped (``OutputBudget.admit_update``)."""
+        if display_id in self._display_id_map and isinstance(msg.get("content", {}).get("data"), dict):
+            msg["content"]["data"] = self.output_budget.admit_update(msg["content"]["data"])
+            msg["content"]["metadata"] = {}
+        super()._update_display_id(display_id, msg)

@@ -24,6 +24,10 @@ call that is public anyway, e.g. a visible case shows the same call, is not a se
 ``release.hidden_case_secrets``.) A notebook nbgrader could not execute has a page without outputs, or none
 when nbgrader could not grade it at all (the status says which).
 
+Nothing on a page runs: the notebook is made inert first (``workbook.pipeline.inert.InertNotebook``, the last
+feedback preprocessor: every markdown cell and output sanitized), and each page carries a Content-Security-Policy
+that lets no script run (``workbook.page_policy``).
+
 The feedback folder holds the notebooks' HTML pages and nothing else of the graded folder: nbgrader's
 ``GenerateFeedback`` copies every other file of ``autograded/STUDENT/ASSIGNMENT`` there (the package with
 the restored instructor modules, anything a submission planted); ``PagesOnly`` copies only the two
@@ -51,6 +55,7 @@ from workbook.course.late import refresh_late_penalties
 from workbook.course.layout import ASSIGNMENT, Course, CourseError, configured_course
 from workbook.grading.reference import import_reference
 from workbook.grading.results import read_results
+from workbook.page_policy import with_policy
 from workbook.pipeline.feedback_words import feedback_word
 from workbook.pipeline.grades import points_text, with_extra_credit
 from workbook.pipeline.release import hidden_case_secrets
@@ -146,10 +151,15 @@ def set_extra_credit_apart(cell: NotebookNode, language: str = "en") -> float:
 
 
 class PagesOnly(GenerateFeedback):
-    """nbgrader's ``GenerateFeedback`` that writes the notebooks' HTML pages and copies, of the graded
-    folder's other files, only ``BOOKKEEPING`` (``release_feedback`` reads them), never the rest."""
+    """nbgrader's ``GenerateFeedback`` that writes the notebooks' HTML pages, each with the project's
+    Content-Security-Policy, and copies, of the graded folder's other files, only ``BOOKKEEPING``
+    (``release_feedback`` reads them), never the rest."""
 
     BOOKKEEPING = ("timestamp.txt", "submission_secret.txt")
+
+    def write_single_notebook(self, output: str, resources: dict) -> None:
+        """Write the page with the project's Content-Security-Policy first in its head (``page_policy``)."""
+        super().write_single_notebook(with_policy(output), resources)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         """Copy the bookkeeping files that are regular files (not links) to the feedback folder."""

@@ -23,6 +23,7 @@ from pathlib import Path
 from workbook.course.layout import ASSIGNMENT, Course, require_released
 from workbook.grading.results import read_results
 from workbook.manifest import LABS
+from workbook.page_policy import policy_meta
 
 EXTREME = 0.05
 WEAK = 0.2
@@ -172,7 +173,8 @@ def write_report(course: Course) -> Path:
 
 
 def render(data: Cohort, stats: list[CaseStats], similarity: str = "") -> str:
-    """The report page's HTML; ``similarity`` is the similarity section's (``workbook.similarity.pages``)."""
+    """The report page's HTML (every value escaped; the project's Content-Security-Policy first in its head);
+    ``similarity`` is the similarity section's (``workbook.similarity.pages``)."""
 
     def table(headers: list[str], rows: list[list[str]]) -> str:
         head = "".join(f"<th>{html.escape(item)}</th>" for item in headers)
@@ -216,6 +218,7 @@ def render(data: Cohort, stats: list[CaseStats], similarity: str = "") -> str:
         "td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}img{max-width:100%}"
     )
     return (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>Cohort report</title><style>{style}</style>"
+        f"<!doctype html><html><head>{policy_meta()}<meta charset='utf-8'><title>Cohort report</title>"
+        f"<style>{style}</style>"
         f"</head><body>{''.join(parts)}</body></html>\n"
     )

@@ -10,12 +10,12 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from workbook.page_policy import policy_meta
 from workbook.similarity.detect import LabComparison, Pair
 from workbook.similarity.findings import NOTICE, Findings
 from workbook.similarity.sources import CODE
 from workbook.similarity.spans import covered_lines
 
-CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 """Nothing runs and nothing loads: inline styles and data: images only."""
 FOLDER = "similarity"
 """The report's subfolder holding the pair pages and the histogram."""
@@ -29,10 +29,10 @@ KIND_WORDS = {CODE: "code", "answer": "written answer"}
 
 
 def head(title: str) -> str:
-    """An HTML page's head with the charset, the CSP and the style."""
+    """An HTML page's head: the project's Content-Security-Policy first (``workbook.page_policy``),
+    then the charset, the title and the style."""
     return (
-        f"<!doctype html><html><head><meta charset='utf-8'>"
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        f"<!doctype html><html><head>{policy_meta()}<meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>{STYLE}</style></head>"
     )
 
