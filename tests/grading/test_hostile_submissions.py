@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -517,6 +518,79 @@ def test_a_browser_opening_the_active_contents_feedback_runs_none_of_it(batch, t
                     assert "<strong>strict</strong>" in answer.inner_html(), "the written answer reads formatted"
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def formgrader(course: Course):
+    """nbgrader's formgrader on loopback, as an instructor runs it in the course folder: yields its base URL
+    and token; the server is stopped afterwards."""
+    requests = pytest.importorskip("requests", reason=NO_HUB_EXTRA)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    token = uuid.uuid4().hex
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "jupyter_server",
+            "--no-browser",
+            "--allow-root",
+            f"--port={port}",
+            "--ServerApp.ip=127.0.0.1",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={course.root}",
+        ],
+        cwd=course.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        ready = eventually(lambda: _answers(requests, f"{base}/formgrader/api/status?token={token}"), seconds=90)
+        assert ready, "the formgrader did not start"
+        yield base, token
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def _answers(requests, url: str) -> bool:
+    try:
+        return requests.get(url, timeout=5).status_code == 200
+    except requests.ConnectionError:
+        return False
+
+
+def test_an_instructor_opening_the_active_content_in_the_formgrader_runs_none_of_it(batch):
+    """The formgrader renders an autograded notebook on Jupyter's own origin, where a script could read
+    ``_xsrf`` and rewrite grades: Chromium opens every notebook of the submission there; ``window.__pwned``
+    stays undefined, no grade changes, and the written answer reads formatted."""
+    sync_api = pytest.importorskip("playwright.sync_api", reason=NO_HUB_EXTRA)
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed: run scripts/install-system-deps.sh")
+    course = batch["course"]
+    with course.gradebook() as gradebook:
+        ids = {
+            notebook.notebook.name: notebook.id
+            for notebook in gradebook.find_submission(ASSIGNMENT, "s22_active_content").notebooks
+        }
+    grades_before = gradebook_everything(course.root / "gradebook.db")
+    with formgrader(course) as (base, token), sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page()
+            page.set_default_timeout(60_000)
+            for name, submission_id in sorted(ids.items()):
+                page.goto(f"{base}/formgrader/submissions/{submission_id}/?token={token}", wait_until="load")
+                assert page.locator(".cell").count() > 0, f"{name}: the formgrader shows the notebook"
+                assert page.evaluate("typeof window.__pwned") == "undefined", name
+                if name == "01_record_parsing":
+                    answer = page.locator("p", has_text="My answer is").first
+                    assert "<strong>strict</strong>" in answer.inner_html(), "the written answer reads formatted"
+        finally:
+            browser.close()
+    assert gradebook_everything(course.root / "gradebook.db") == grades_before, "no grade changed"
 
 
 TRICKS = [submission for submission in BANK if submission.effect]
