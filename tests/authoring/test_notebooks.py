@@ -161,6 +161,8 @@ def test_fails_only_with_own_lab_against_starters(lab, tmp_path: Path, pi_sessio
             continue
         if cell in graded_code_cells(notebook):
             errors = [(output.ename, output.evalue) for output in cell.outputs if output.output_type == "error"]
+            tracebacks = [output.traceback for output in cell.outputs if output.output_type == "error"]
+            assert all(len(lines) == 1 for lines in tracebacks), f"{cell.id}: one closing line, no traceback"
             if cell.metadata.nbgrader.grade_id in visible_grade_ids and extra_credit(cell):
                 assert [name for name, _ in errors] == ["LabNotImplementedError"], (cell.id, errors)
                 assert not_implemented(lab).fullmatch(errors[0][1]), f"{lab.notebook} test cell {cell.id}: {errors}"

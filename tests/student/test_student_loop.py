@@ -109,7 +109,7 @@ def test_the_kernel_never_runs_code_the_file_no_longer_holds(tmp_path):
         assert f"compaction_lab/budget.py does not compile: line {line}: invalid syntax" in status
         assert "#cf222e" in status and "visible checks pass" not in status
         [error] = [output for output in kernel.run(cells["lab3_fixed_costs"]) if "ename" in output]
-        assert error["ename"] == "AssertionError" and f"budget.py does not compile: line {line}" in error["evalue"]
+        assert error["ename"] == "ChecksFailed" and f"budget.py does not compile: line {line}" in error["evalue"]
 
         edited = source.replace("def build_context(", NEW_HELPER + "def build_context(").replace(
             SPENT, "available = fixed_costs(options, system)"

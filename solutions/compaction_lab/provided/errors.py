@@ -56,6 +56,9 @@ class LabNotImplementedError(NotImplementedError):
             say("not_implemented", lab=lab_number, title=title(lab_number), function=function, notebook=info.notebook)
         )
 
+    def _render_traceback_(self) -> list[str]:  # IPython's hook: the message alone, which says what to do
+        return [f"{type(self).__name__}: {self}"]
+
     @staticmethod
     def named_in(message: str) -> tuple[int, str] | None:
         """The lab number and function a ``LabNotImplementedError`` message in any language names

@@ -112,10 +112,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "kiểm tra gì.",
     },
     "checks_failed": {
-        "en": "{failed} of {total} checks of {grade_id} failed; the first: {message}",
-        "zh": "{grade_id} 的 {total} 个检查中有 {failed} 个失败；第一个：{message}",
-        "vi": "{failed} trong {total} kiểm tra của {grade_id} thất bại; cái đầu tiên: {message}",
+        "en": "{grade_id}{points}: {failed} of {total} checks failed (the ✗ lines above)",
+        "zh": "{grade_id}{points}：{total} 个检查中有 {failed} 个失败（见上方 ✗ 行）",
+        "vi": "{grade_id}{points}: {failed} trong {total} kiểm tra thất bại (các dòng ✗ ở trên)",
     },
+    "cell_points": {"en": " ({points} point{s})", "zh": "（{points} 分）", "vi": " ({points} điểm)"},
     "no_such_lab": {
         "en": "there is no lab {text}; the labs are 1 to {count}",
         "zh": "没有实验 {text}；实验编号为 1 到 {count}",

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import warnings
+from pathlib import Path
 from typing import Any
 
 from ..checking.case import visible_cases
@@ -26,11 +28,36 @@ PRINTED = "What your code printed while these checks ran (shown, never scored):"
 in English in every edition: the feedback page finds the printed part by this line."""
 
 
+class ChecksFailed(AssertionError):
+    """A test cell's failure. Its message is the cell's one closing line (the cell, its points, how many checks
+    failed); IPython shows that line alone, without a traceback: the ✓/✗ lines above it say what failed, and the
+    course's code a traceback would walk through says nothing more."""
+
+    def _render_traceback_(self) -> list[str]:  # IPython's hook: these lines instead of a traceback
+        return [f"{type(self).__name__}: {self}"]
+
+
+def cell_points(notebook: Path, grade_id: str) -> float | None:
+    """The points of ``grade_id``'s cell in ``notebook`` (its extra credit for a Going-further cell), or None when
+    the notebook cannot be read or has no such cell."""
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return None
+    for cell in cells:
+        metadata = cell.get("metadata", {})
+        if metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            extra = metadata.get("workbook", {}).get("extra_credit")
+            return float(extra if extra is not None else metadata["nbgrader"].get("points", 0))
+    return None
+
+
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
-    ``AssertionError`` with the first failure's sentence (``LabNotImplementedError`` while the lab is not
-    started). A cell without visible cases says its points are graded by hidden tests. The lab's saved files
-    (``saved.sync``) must compile first: otherwise the checks would run code that is no longer in them.
+    ``ChecksFailed`` with one closing line naming the cell and its points (``LabNotImplementedError`` while the
+    lab is not started), neither shown with a traceback. A cell without visible cases says its points are graded
+    by hidden tests. The lab's saved files (``saved.sync``) must compile first: otherwise the checks would run code
+    that is no longer in them.
 
     What your code prints while the cases run, on stdout or stderr (a warning, a log line, a debug print), is
     collected and printed after the case lines, below ``PRINTED``, on stdout: it is shown, and never decides
@@ -44,7 +71,7 @@ def check(grade_id: str) -> None:
     lab = next(item for item in LABS if item.number == cases[0].lab)
     problems = sync(list(lab.modules)).problems
     if problems:
-        raise AssertionError(
+        raise ChecksFailed(
             f"{problems[0]}\nFix it and save the file: until then this kernel runs the code it "
             "loaded before, and no check can pass."
         )
@@ -66,8 +93,10 @@ def check(grade_id: str) -> None:
         )
     failed = [result for result in verdicts if not result.passed]
     if failed:
-        raise AssertionError(
-            say("checks_failed", failed=len(failed), total=len(verdicts), grade_id=grade_id, message=failed[0].message)
+        points = cell_points(Path(lab.notebook), grade_id)  # the kernel runs beside its notebook
+        shown = "" if points is None else say("cell_points", points=f"{points:g}", s="" if points == 1 else "s")
+        raise ChecksFailed(
+            say("checks_failed", grade_id=grade_id, points=shown, failed=len(failed), total=len(verdicts))
         )
 
 
