@@ -1,9 +1,9 @@
 """The memoiser of issue 20 against the judge: a lookup of the released expected values, a structural twin matcher,
 an error spray naming every id, key and path, and all three together, each installed at the end of a lab module.
-On the blank starter each earns nothing on labs 2 and 3 (the labs with generated variants), extra credit
+On the blank starter each earns nothing on labs 2, 3 and 5 (the labs with generated variants), extra credit
 included; on a buggy lab 3 all three together earn no more than the bug alone. Without the generated variants
-(the grader before them) the three together did earn points: the bank represents the attack. Labs 1, 4 and 5
-have no variants yet and are not covered here."""
+(the grader before them) the three together did earn points: the bank represents the attack. Labs 1 and 4 have
+no variants yet and are not covered here."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from workbook.authoring.samples import blank, buggy
 from workbook.authoring.validate import load_tables
 from workbook.grading.judge import judge_lab
 
-COVERED = (2, 3)
+COVERED = (2, 3, 5)
 ATTACKS = {
     "lookup": memoiser(lookup=True, twins=False, spray=False),
     "twin_matcher": memoiser(lookup=False, twins=True, spray=False),

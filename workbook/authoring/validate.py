@@ -303,11 +303,14 @@ def run_gate(
 
 def idle_variants(report: GateReport, tables: Tables) -> list[str]:
     """The grade cells whose generated variants fail no bank mistake of their lab (``CaseBook.generated``): they
-    add nothing yet that the bank proves. Listed by ``workbook validate``, not a failure."""
+    add nothing yet that the bank proves. Only the labs whose mistakes were judged. Listed by ``workbook
+    validate``, not a failure."""
+    judged = {row.subject.lab for row in report.rows if row.subject.kind == "mistake"}
     cells = {
         result.grade_id
         for row in report.rows
-        for verdict in row.verdicts.values()
+        for lab, verdict in row.verdicts.items()
+        if lab in judged
         for result in verdict.cases
         if GENERATED in result.key
     }
