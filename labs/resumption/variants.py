@@ -42,7 +42,10 @@ def resume_from_compaction(rng: random.Random, index: int) -> Case:
     """One compaction: resumed, or built at any window."""
     drawn = draw_compacted(rng, 1)
     if index % 2:
-        return _case("lab5_resume_from_compaction", index, RESUME, (drawn.entries,))
+        return _case(
+            "lab5_resume_from_compaction", index, RESUME, (drawn.entries,),
+            parts=("compaction_id", "summary_message", "entries"),
+        )  # fmt: skip
     return _case(
         "lab5_resume_from_compaction", index, BUILD, (drawn.entries, _window(rng, drawn)),
         parts=("messages", "kept_entry_ids", "compaction_id", "reason", "tokens.messages"),
