@@ -84,6 +84,14 @@ CASES: tuple[Case, ...] = (
         "Only the latest summary is shown, exactly once.",
         parts=("messages", "kept_entry_ids"),
     ),
+    _case(
+        "resume_again_after_compact_3",
+        "lab5_repeat_and_isolation",
+        "resume_again_after_changes(three compactions, metadata between)",
+        "provided.checking.drivers.resume_again_after_changes",
+        (thrice_compacted_path(),),
+        "A resume point shares nothing with the next one: what a caller changes in it never comes back.",
+    ),
     *(
         _case(
             f"compact_1_keeps_{first_kept}",

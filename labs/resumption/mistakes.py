@@ -87,6 +87,20 @@ MISTAKES: tuple[Mistake, ...] = (
         ),
     ),
     Mistake(
+        "summary_cached_per_compaction",
+        "the summary message is cached per compaction id and handed out again: a caller who changes a returned "
+        "context changes the next one",
+        (
+            (
+                RESULT,
+                '    cache = resume_point.__dict__.setdefault("summaries", {})\n'
+                '    if compaction["id"] not in cache:\n'
+                '        cache[compaction["id"]] = summary_message(compaction["summary"])\n'
+                '    return ResumePoint(compaction["id"], cache[compaction["id"]], message_entries(kept))\n',
+            ),
+        ),
+    ),
+    Mistake(
         "compaction_popped_from_input",
         "the compaction is popped off the caller's path (the input changed)",
         (("    compaction = active_path[index]\n", "    compaction = active_path.pop(index)\n"),),

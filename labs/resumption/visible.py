@@ -56,6 +56,14 @@ CASES: tuple[Case, ...] = (
         (resumed_path(), options(60)),
     ),
     Case(
+        "resume_again_after_changes",
+        "lab5_repeat_and_isolation",
+        "resume_again_after_changes(resumed_path()): resume, change the returned summary message and entries, "
+        "resume again",
+        "provided.checking.drivers.resume_again_after_changes",
+        (resumed_path(),),
+    ),
+    Case(
         "window_60_after_compact_2",
         "lab5_second_compaction",
         "build_context(twice_compacted_path(), example_options(max_tokens=60))",

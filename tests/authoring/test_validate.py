@@ -108,17 +108,21 @@ def course(tmp_path_factory):
 
 def test_a_weakened_course_case_table_lets_a_mistake_through_and_the_gate_names_it(course, capsys, monkeypatch):
     hidden = course.cases / "budget" / "hidden.py"
-    original = hidden.read_text(encoding="utf-8")
+    generators = course.cases / "budget" / "variants.py"
+    original, drawn = hidden.read_text(encoding="utf-8"), generators.read_text(encoding="utf-8")
     monkeypatch.setenv("COLUMNS", "200")
-    # An instructor drops the greedy-fill case, and the two replay cases (extra credit) that a greedy fill also fails.
+    # An instructor drops the greedy-fill case, and the two replay cases (extra credit) that a greedy fill also
+    # fails, and the lab's generated variants (which catch it too).
     dropped = ("no_skipping_ahead", "summary_in_system_prompt_with_headroom", "compaction_midway")
     try:
         hidden.write_text(
             original + f"\nCASES = tuple(case for case in CASES if case.name not in {dropped!r})\n", encoding="utf-8"
         )
+        generators.unlink()
         assert main(["validate", "--course", str(course.root), "--lab", "3"]) == 1
     finally:
         hidden.write_text(original, encoding="utf-8")
+        generators.write_text(drawn, encoding="utf-8")
     out = capsys.readouterr().out
     assert "validity gate FAILED (1 problems)" in out
     assert (

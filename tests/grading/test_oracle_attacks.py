@@ -118,7 +118,7 @@ NOISY_SLOW_AND_CALLING = """    import sys, time, warnings
     print("to stderr", file=sys.stderr)
     warnings.warn(f"{len(active_path)} entries")
     time.sleep(0.05)
-    group_interactions([entry for entry in active_path if entry["type"] == "message"][:2])  # the oracle, while it waits
+    group_interactions([entry for entry in active_path if entry["type"] == "message"][:1])  # the oracle, while it waits
 """
 
 

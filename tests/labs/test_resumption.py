@@ -87,6 +87,18 @@ def test_lab5_messages_after_the_compaction_are_kept():
     assert build_context(path, options(100)).kept_entry_ids == KEPT + ["u4", "a4"]
 
 
+def test_lab5_a_changed_resume_point_never_reaches_the_next_one():
+    from compaction_lab.resumption import resume_point
+
+    path = compacted(example_entries())
+    first = resume_point(path)
+    first.summary_message["content"] = "changed by the caller"
+    first.entries[0]["message"]["content"] = "changed by the caller"
+    again = resume_point(path)
+    assert again.summary_message == summary_message(example_summary())
+    assert again.entries[0] == example_entries()[2]
+
+
 @pytest.mark.parametrize("first_kept", ["a2", "later"])
 def test_lab5_bad_first_kept_entry_is_named(first_kept):
     path = example_entries() + [compaction("compact-x", "a3", first_kept)]

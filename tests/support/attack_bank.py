@@ -2,6 +2,9 @@
 
 - ``MEMOISER``: replaces ``wire.observe`` with a lookup of the visible cases' expected observations,
   stripping a twin's renaming first (it strips a ``~xxxxxx`` suffix, the old renaming);
+- ``memoiser(lookup, twins, spray)``: the same for today's renaming (issue 20): a lookup of the released expected
+  values, a structural twin matcher and an error spray naming every id, key and path, alone or together
+  (``tests/grading/test_memoiser_attacks.py``);
 - ``ERROR_OF_EVERY_KIND``: every lab function raises one class deriving from all the course's errors, whose
   message lists every key, path and short string of its inputs, so every error case would find its words;
 - ``DEEP_REPORT``: writes report lines the grader cannot read (a JSON list nested 100,000 deep, a line with
@@ -124,3 +127,86 @@ try:
 except Exception:
     pass
 """
+
+# The memoiser of issue 20, rewritten for today's grader (twins renamed to ``id-`` and 8 hex digits). Installed at
+# the end of a lab module, it replaces ``wire.observe`` in the runner; ``memoiser(...)`` picks its parts:
+# ``lookup`` answers a visible case from the released expected values (a refusal with its class, naming what the
+# case names); ``twins`` matches a renamed copy back to its visible case by structure (every ``id-xxxxxxxx`` name
+# unified with the original's) and renames the answer; ``spray`` answers anything else with the lab's error class
+# and a message naming every id, key and path of the input.
+MEMOISER_PARTS = r"""
+def _install_memoiser(lookup, twins, spray):
+    import json, re
+    import compaction_lab.provided.checking.case as cases
+    import compaction_lab.provided.checking.wire as wire
+    if getattr(wire, "_memoised", False):
+        return
+    wire._memoised = True
+    known, visible, real = cases.expected_observations(), cases.visible_cases(), wire.observe
+    renamed = re.compile(r"id-[0-9a-f]{8}$")
+    errors = {"records": "SessionEntryError", "grouping": "InteractionError", "budget": "BudgetError",
+              "compaction": "CompactionError", "resumption": "CompactionError"}
+
+    def unify(mine, theirs, names):
+        if isinstance(mine, str) and isinstance(theirs, str):
+            if mine == theirs:
+                return True
+            return bool(renamed.match(theirs)) and names.setdefault(mine, theirs) == theirs
+        if isinstance(mine, list) and isinstance(theirs, list):
+            return len(mine) == len(theirs) and all(unify(a, b, names) for a, b in zip(mine, theirs))
+        if isinstance(mine, dict) and isinstance(theirs, dict):
+            return mine.keys() == theirs.keys() and all(unify(mine[k], theirs[k], names) for k in mine)
+        return type(mine) is type(theirs) and mine == theirs
+
+    def rename(value, names):
+        if isinstance(value, str):
+            for old, new in names.items():
+                value = re.sub(r"(?<![\w-])" + re.escape(old) + r"(?![\w-])", new, value)
+            return value
+        if isinstance(value, list):
+            return [rename(item, names) for item in value]
+        if isinstance(value, dict):
+            return {rename(key, names): rename(item, names) for key, item in value.items()}
+        return value
+
+    def words(value, path, out):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                here = f"{path}.{key}" if path else key
+                out += [key, here]
+                words(item, here, out)
+        elif isinstance(value, list):
+            for item in value:
+                words(item, path, out)
+        elif isinstance(value, str) and len(value) < 40:
+            out.append(value)
+        return out
+
+    def raised(name, message, args, kwargs):
+        return {"raised": {"classes": [name, "Exception"], "message": message[:1990]}, "inputs_after": [args, kwargs]}
+
+    def observe(function, args, kwargs):
+        for case in visible:
+            names = {}
+            if case.function != function or not unify([list(case.args), dict(case.kwargs)], [args, kwargs], names):
+                continue
+            if not (twins if names else lookup):
+                break
+            if case.raises:
+                named = [item if isinstance(item, str) else item[0] for item in case.naming]
+                return raised(case.raises, " ".join(rename(named, names)), args, kwargs)
+            answer = rename(known[case.key]["returned"], names)
+            return {"returned": answer, "shared": [], "inputs_after": [args, kwargs]}
+        if spray:
+            module = function.split(".")[0]
+            return raised(errors.get(module, "BudgetError"), " ".join(dict.fromkeys(words([args, kwargs], "", []))),
+                          args, kwargs)
+        return real(function, args, kwargs)
+
+    wire.observe = observe
+"""
+
+
+def memoiser(lookup: bool = True, twins: bool = True, spray: bool = True) -> str:
+    """The text that installs the memoiser with the parts chosen, to append to a lab module."""
+    return MEMOISER_PARTS + f"\n_install_memoiser({lookup}, {twins}, {spray})\n"

@@ -40,7 +40,7 @@ from rich.table import Table
 from workbook.authoring.bank import BankError, bank, write_package
 from workbook.course.layout import Course
 from workbook.grading import sandbox
-from workbook.grading.casebook import CaseBook, grade_points, load_cases
+from workbook.grading.casebook import CaseBook, grade_points, load_cases, load_variants
 from workbook.grading.judge import LabVerdict, assemble, judge_lab
 from workbook.grading.reference import import_reference
 from workbook.manifest import LABS
@@ -126,13 +126,9 @@ def load_tables(cases_folder: Path = LAB_CASES, notebooks: Path = NOTEBOOKS) -> 
     cases = load_cases(cases_folder, "visible") + load_cases(cases_folder, "hidden")
     labs = tuple(sorted({case.lab for case in cases}))
     points, extra = grade_points(notebooks)
-    book = CaseBook(
-        cases,
-        *(
-            {grade_id: value for grade_id, value in table.items() if _lab_of(grade_id) in labs}
-            for table in (points, extra)
-        ),
-    )
+    points, extra = ({key: value for key, value in table.items() if _lab_of(key) in labs} for table in (points, extra))
+    variants = {lab: generator for lab, generator in load_variants(cases_folder).items() if lab in labs}
+    book = CaseBook(cases, points, extra, variants)
     book.check()
     return Tables(book, labs)
 
@@ -187,10 +183,11 @@ def runner_digest(package: Path, lab: int, scratch: Path) -> str:
 
 
 def grade(
-    found: list[Subject], tables: Tables, isolation: sandbox.Isolation, jobs: int = JOBS
+    found: list[Subject], tables: Tables, isolation: sandbox.Isolation, jobs: int = JOBS, seed: int = 0
 ) -> tuple[dict[tuple[str, int], LabVerdict], int]:
     """The judge's verdict on every subject for every lab with cases, by ``(name, lab)``, and the number of
-    judge runs made (identical runner packages are graded once); ``jobs`` runs at a time, one slot each."""
+    judge runs made (identical runner packages are graded once); ``jobs`` runs at a time, one slot each; every
+    subject judged on the generated variants of ``seed``."""
     import_reference()  # once, before the threads
     with tempfile.TemporaryDirectory(prefix="workbook-validate-") as scratch:
         keys = {
@@ -209,7 +206,7 @@ def grade(
     def run(package: Path, lab: int) -> LabVerdict:
         slot = slots.get()
         try:
-            return judge_lab(package, lab, tables.book, isolation, slot)
+            return judge_lab(package, lab, tables.book, isolation, slot, seed=seed)
         finally:
             slots.put(slot)
 
@@ -285,13 +282,15 @@ def run_gate(
     strict: bool = False,
     jobs: int = JOBS,
     isolation: sandbox.Isolation | None = None,
+    seed: int = 0,
 ) -> GateReport:
-    """Grade the reference, the starters and the bank (of ``labs``, default all) with ``tables``; apply the
-    gate's rules (``strict``: a lab without cases is a failure). Nothing is left on disk."""
+    """Grade the reference, the starters and the bank (of ``labs``, default all) with ``tables`` and the generated
+    variants of ``seed``; apply the gate's rules (``strict``: a lab without cases is a failure). Nothing is left
+    on disk."""
     isolation = isolation or sandbox.detect("auto")
     with tempfile.TemporaryDirectory(prefix="workbook-bank-") as folder:
         found, errors = subjects(Path(folder), labs)
-        verdicts, runs = grade(found, tables, isolation, jobs)
+        verdicts, runs = grade(found, tables, isolation, jobs, seed)
     rows = tuple(
         assess(subject, {lab: verdicts[subject.name, lab] for lab in tables.labs}, tables, strict) for subject in found
     )
@@ -300,6 +299,35 @@ def run_gate(
     if strict and uncased:
         failures.append(f"labs without cases: {', '.join(map(str, uncased))}")
     return GateReport(rows, tables.labs, tuple(failures), runs, len(verdicts))
+
+
+def idle_variants(report: GateReport, tables: Tables) -> list[str]:
+    """The grade cells whose generated variants fail no bank mistake of their lab (``CaseBook.generated``): they
+    add nothing yet that the bank proves. Only the labs whose mistakes were judged. Listed by ``workbook
+    validate``, not a failure."""
+    judged = {row.subject.lab for row in report.rows if row.subject.kind == "mistake"}
+    cells = {
+        result.grade_id
+        for row in report.rows
+        for lab, verdict in row.verdicts.items()
+        if lab in judged
+        for result in verdict.cases
+        if GENERATED in result.key
+    }
+    killing = {
+        result.grade_id
+        for row in report.rows
+        if row.subject.kind == "mistake"
+        for lab, verdict in row.verdicts.items()
+        if lab == row.subject.lab
+        for result in verdict.cases
+        if GENERATED in result.key and not result.passed
+    }
+    return sorted(cells - killing)
+
+
+GENERATED = "/generated_"
+"""What the key of a generated variant holds (``lab3_trim_boundary/generated_0``)."""
 
 
 def matrix(report: GateReport, tables: Tables) -> Table:

@@ -41,6 +41,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="fail when a lab has no cases (automatic once the project's tables cover every lab)",
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the seed of the generated variants every package is judged on (default 0)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -48,6 +54,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     """Run ``workbook validate`` with the parsed ``args``; return the exit code (1 when the gate fails)."""
     from workbook.authoring.validate import (
         course_tables,
+        idle_variants,
         load_tables,
         matrix,
         project_covers_every_lab,
@@ -66,8 +73,13 @@ def run(args: argparse.Namespace, console: Console) -> int:
         )
         return 1
     strict = args.require_cases or project_covers_every_lab()
-    report = run_gate(tables, args.lab, strict)
+    report = run_gate(tables, args.lab, strict, seed=args.seed)
     console.print(matrix(report, tables))
     console.print(f"cases: {where}; labs with cases: {', '.join(map(str, report.labs)) or 'none'}", highlight=False)
+    variants = ", ".join(map(str, sorted(tables.book.variants))) or "none"
+    console.print(f"generated variants (seed {args.seed}): labs {variants}", highlight=False)
+    idle = idle_variants(report, tables)
+    if idle:
+        console.print(f"cells whose generated variants fail no bank mistake: {', '.join(idle)}", highlight=False)
     console.print(summary(report), highlight=False)
     return 0 if report.passed else 1

@@ -21,9 +21,11 @@ import dataclasses
 import hashlib
 import importlib
 import json
+import random
 import secrets
 import sys
 import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +64,22 @@ def load_cases(folder: Path, kind: str) -> tuple[Any, ...]:
     if any(case.hidden != (kind == "hidden") for case in found):
         raise CaseError(f"{folder}: every {kind} case must have hidden={kind == 'hidden'}")
     return tuple(found)
+
+
+Generator = Callable[[random.Random], tuple[Any, ...]]
+"""A lab's ``variants`` function: the generated cases it draws from a seeded ``random.Random``."""
+
+
+def load_variants(folder: Path) -> dict[int, Generator]:
+    """The ``variants`` function of ``folder/<lab module>/variants.py``, by lab number, for every lab that has
+    one (loaded as ``load_cases`` loads the case files)."""
+    import_reference()
+    found: dict[int, Generator] = {}
+    for lab in LABS:
+        path = Path(folder) / lab.module / "variants.py"
+        if path.exists():
+            found[lab.number] = importlib.import_module(f"{_lab_package(path.parent)}.variants").variants
+    return found
 
 
 def _lab_package(folder: Path) -> str:
@@ -110,10 +128,24 @@ class CaseBook:
     cases: tuple[Any, ...]
     points: dict[str, float]
     extra: dict[str, float] = dataclasses.field(default_factory=dict)
+    variants: dict[int, Generator] = dataclasses.field(default_factory=dict)
 
     def of_lab(self, lab: int) -> tuple[Any, ...]:
         """The cases of ``lab``, visible first."""
         return tuple(case for case in self.cases if case.lab == lab)
+
+    def generated(self, lab: int, seed: int) -> tuple[Any, ...]:
+        """The generated variants of ``lab`` for ``seed``: its ``variants`` function (none: ``()``) drawing from
+        ``random.Random`` seeded with the seed and the lab, so one seed always draws the same cases. Only cases
+        of the lab's known grade cells are kept, all hidden. ``CaseError`` for a generated case of another lab."""
+        generator = self.variants.get(lab)
+        if generator is None:
+            return ()
+        made = tuple(generator(random.Random(f"variants {seed} lab {lab}")))
+        stray = sorted({case.grade_id for case in made if case.lab != lab or case.grade_id not in self.points})
+        if stray:
+            raise CaseError(f"lab {lab}'s variants made cases of unknown grade cells: {', '.join(stray)}")
+        return tuple(dataclasses.replace(case, hidden=True) for case in made)
 
     def check(self) -> None:
         """Raise ``CaseError`` for a duplicate key, a case of an unknown grade cell, or an autograded cell
@@ -134,7 +166,9 @@ def case_book(cases: Path = LAB_CASES, package: Path = SOLUTIONS, notebooks: Pat
     """Load and check the cases a package is graded with: the visible cases ``package`` holds (its
     ``visible.json``: what its students have) and the hidden cases of ``cases`` (``<module>/hidden.py``), against
     the grade cells of ``notebooks``."""
-    book = CaseBook(packaged_cases(package) + load_cases(cases, "hidden"), *grade_points(notebooks))
+    book = CaseBook(
+        packaged_cases(package) + load_cases(cases, "hidden"), *grade_points(notebooks), load_variants(cases)
+    )
     book.check()
     return book
 

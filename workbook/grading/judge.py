@@ -110,14 +110,16 @@ class LabVerdict:
     status: str
     output: str = ""
     extra: dict[str, float] = dataclasses.field(default_factory=dict)
+    seed: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """Plain data for the results file."""
+        """Plain data for the results file (``seed``: the generated variants' seed, to grade again alike)."""
         return {
             "lab": self.lab,
             "status": self.status,
             "scores": self.scores,
             "extra": self.extra,
+            "seed": self.seed,
             "cases": [dataclasses.asdict(case) for case in self.cases],
         }
 
@@ -518,19 +520,37 @@ def well_formed(observation: Any) -> bool:
     return isinstance(observation["unserializable"], str)
 
 
+def draw_seed() -> int:
+    """A fresh seed for a grading run's generated variants (``CaseBook.generated``): the judge's, never the
+    runner's."""
+    return secrets.randbits(48)
+
+
 def judge_lab(
-    package: Path, lab: int, book: CaseBook, isolation: sandbox.Isolation, slot: int = 0, names: TwinNames | None = None
+    package: Path,
+    lab: int,
+    book: CaseBook,
+    isolation: sandbox.Isolation,
+    slot: int = 0,
+    names: TwinNames | None = None,
+    seed: int | None = None,
 ) -> LabVerdict:
     """Grade ``lab`` of the student package folder ``package`` (their ``compaction_lab``) with ``book``'s cases.
 
     The visible cases and their twins run in one sandbox (half of ``LAB_SECONDS``), the hidden cases and
     their twins in another; the status is ``status_of`` both runs' troubles, one sentence per kind (the
     visible run's first: it may name an exit status), the hidden run's left out when both failed to import the
-    module (the same failure twice)."""
+    module (the same failure twice).
+
+    The generated variants of ``seed`` (``CaseBook.generated``; a fresh ``draw_seed()`` when None, recorded in
+    the verdict) run in the hidden cases' sandbox, without twins (their ids are drawn already), and are decided
+    by the reference's outcome computed here; a cell earns its points only when they pass too."""
     import_reference()
     from compaction_lab.provided.checking.verdict import verdict
 
     names = names or TwinNames()
+    seed = draw_seed() if seed is None else seed
+    generated = book.generated(lab, seed)
     cases = book.of_lab(lab)
     twins = {case.key: dataclasses.replace(twin(case, names), name=f"{case.name}~twin") for case in cases}
     visible = [case for case in cases if not case.hidden]
@@ -539,7 +559,9 @@ def judge_lab(
     shown = Run({})
     if visible:
         shown = run_cases(package, lab, _with_twins(visible, twins), isolation, slot, start + LAB_SECONDS / 2)
-    unseen = run_cases(package, lab, _with_twins(hidden, twins), isolation, slot, start + LAB_SECONDS, secret=True)
+    unseen = run_cases(
+        package, lab, _with_twins(hidden, twins) + list(generated), isolation, slot, start + LAB_SECONDS, secret=True
+    )
     observed = {**shown.observations, **unseen.observations}
     troubles = dict(shown.troubles)
     if not (shown.import_failed and unseen.import_failed):
@@ -570,6 +592,10 @@ def judge_lab(
                 case.hint,
             )
         )
+    for case in generated:
+        # the reference's outcome of a drawn input, computed here, once: no other submission has the same one
+        made = decide(verdict, case, observed[case.key], reference_of(case), troubles)
+        results.append(CaseResult(case.key, case.grade_id, True, made.status, "", "", case.hint))
     passed = {
         grade_id: _all_passed([result for result in results if result.grade_id == grade_id])
         for grade_id in book.points
@@ -578,7 +604,7 @@ def judge_lab(
     scores = {grade_id: book.points[grade_id] if ok else 0.0 for grade_id, ok in passed.items()}
     extra = {grade_id: book.extra[grade_id] if ok else 0.0 for grade_id, ok in passed.items() if grade_id in book.extra}
     return LabVerdict(
-        lab, tuple(results), scores, status_of(list(troubles.values())), shown.output[:OUTPUT_BYTES], extra
+        lab, tuple(results), scores, status_of(list(troubles.values())), shown.output[:OUTPUT_BYTES], extra, seed
     )
 
 
@@ -630,12 +656,19 @@ def _all_passed(results: list[CaseResult]) -> bool:
 
 
 def judge_submission(
-    package: Path, book: CaseBook, isolation: sandbox.Isolation, slot: int = 0, labs: tuple[int, ...] | None = None
+    package: Path,
+    book: CaseBook,
+    isolation: sandbox.Isolation,
+    slot: int = 0,
+    labs: tuple[int, ...] | None = None,
+    seed: int | None = None,
 ) -> list[LabVerdict]:
-    """Grade every lab (or ``labs``) of the student package folder ``package``; one twin renaming for all."""
+    """Grade every lab (or ``labs``) of the student package folder ``package``; one twin renaming and one seed of
+    generated variants (``seed``, a fresh ``draw_seed()`` when None) for all: the same seed, the same variants."""
     names = TwinNames()
+    seed = draw_seed() if seed is None else seed
     return [
-        judge_lab(package, lab.number, book, isolation, slot, names)
+        judge_lab(package, lab.number, book, isolation, slot, names, seed)
         for lab in LABS
         if labs is None or lab.number in labs
     ]

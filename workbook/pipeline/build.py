@@ -78,12 +78,13 @@ def build(
 
 
 def copy_cases(cases: Path, dest: Path) -> None:
-    """Replace ``dest`` by a copy of the case files (``<module>/visible.py`` and ``hidden.py``) of ``cases``."""
+    """Replace ``dest`` by a copy of the case files (``<module>/visible.py``, ``hidden.py`` and ``variants.py``) of
+    ``cases``."""
     if dest.exists():
         shutil.rmtree(dest)
     for lab in LABS:
-        for kind in KINDS:
-            source = cases / lab.module / f"{kind}.py"
+        for name in (*KINDS, "variants"):  # the generators stay with the grader, as the hidden cases do
+            source = cases / lab.module / f"{name}.py"
             if source.is_file():
                 (dest / lab.module).mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source, dest / lab.module / source.name)

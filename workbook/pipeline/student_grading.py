@@ -164,7 +164,8 @@ def grade_one(course: Course, student: str, timeout: int, isolation: str | None 
     refresh_late_penalties(course, [student])
     for lab in results["labs"]:
         points = sum(lab["scores"].values())
-        print(f"[workbook] judge: lab {lab['lab']}: {points:g} points, {lab['status']}", flush=True)
+        seed = f", generated variants of seed {lab['seed']}" if lab.get("seed") is not None else ""
+        print(f"[workbook] judge: lab {lab['lab']}: {points:g} points, {lab['status']}{seed}", flush=True)
     for note in notes:
         print(f"[workbook] note: {note}", flush=True)
     return {"graded": True, "all_executed": len(executed) == len(list(course.source.glob("*.ipynb")))}

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ... import budget, compaction, records
+from ... import budget, compaction, records, resumption
 from ...records import Entry
 from ...resumption import summary_message
 from ..errors import CompactionError
@@ -128,6 +128,24 @@ def rebuild_context_after_changes(active_path: list[Entry], options: budget.Budg
     as_built = copy.deepcopy(first)
     scribble(first.messages)
     return {"first": as_built, "second": budget.build_context(active_path, options)}
+
+
+def resume_again_after_changes(active_path: list[Entry]) -> dict[str, Any]:
+    """``resume_point(active_path)`` twice; between the two calls the caller scribbles (``scribble``) on the
+    first result's summary message and entries. Returns ``{"first": ..., "second": ...}``, each the resume
+    point's ``compaction_id``, ``summary_message`` and ``entries`` as a dict (the first as returned, before the
+    changes): equal when nothing the caller holds is kept for the next call (a summary message cached per
+    compaction and handed out again is not)."""
+    first = resumption.resume_point(active_path)
+    as_returned = _resume_fields(copy.deepcopy(first))
+    scribble(first.summary_message)
+    scribble(first.entries)
+    return {"first": as_returned, "second": _resume_fields(resumption.resume_point(active_path))}
+
+
+def _resume_fields(point: Any) -> dict[str, Any]:
+    """The three fields a resume point must have, whatever else its class holds."""
+    return {name: getattr(point, name) for name in ("compaction_id", "summary_message", "entries")}
 
 
 def compaction_boundary(

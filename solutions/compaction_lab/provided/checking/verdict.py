@@ -8,6 +8,7 @@ wire values; ``show`` writes one short and readable.
 
 from __future__ import annotations
 
+import re
 import reprlib
 from dataclasses import dataclass
 from typing import Any
@@ -71,9 +72,59 @@ def _error_failure(case: Case, observed: dict[str, Any]) -> str | None:
         for item in case.naming
         if not any(word in message for word in ((item,) if isinstance(item, str) else item))
     ]
-    if missing:
+    if missing or len(named_bystanders(case, message)) > max(SPRAY_LIMIT, len(bystanders(case)) / 2):
         return f"called {case.call}, got {name}({SHORT.repr(message)}), expected {expected}"
     return None
+
+
+SPRAY_LIMIT = 2
+"""How many of the input's ids and paths that are not at fault an error message may name (more, and more than
+half of them, and it names everything rather than what is wrong: an error spray)."""
+ID_KEYS = frozenset({"id", "parentId", "firstKeptEntryId", "toolCallId"})
+ID_ARGUMENTS = frozenset({"id", "first_kept_entry_id", "leaf_id"})
+"""Keys (in entries) and keyword arguments whose string values are ids."""
+
+
+def bystanders(case: Case) -> frozenset[str]:
+    """The words of ``case``'s input that are not at fault: every id (values of ``ID_KEYS``, keyword arguments of
+    ``ID_ARGUMENTS``) and every dotted key path two or more keys deep (``summary.goal``, ``message.role``; list
+    items skipped, wire tags left out), less the words ``naming`` lists and the paths they lie on."""
+    words: set[str] = set()
+    _collect(list(case.args), "", words)
+    words.update(
+        value for key, value in case.kwargs.items() if key in ID_ARGUMENTS and isinstance(value, str) and value
+    )
+    _collect(list(case.kwargs.values()), "", words)
+    named = [word for item in case.naming for word in ((item,) if isinstance(item, str) else item)]
+    return frozenset(
+        word
+        for word in words
+        if not any(word == at or word.startswith(f"{at}.") or at.startswith(f"{word}.") for at in named)
+    )
+
+
+def _collect(value: Any, path: str, words: set[str]) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _collect(item, path, words)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key.startswith("$"):
+                continue  # a wire tag (an estimator, options), not the input's own key
+            if key in ID_KEYS and isinstance(item, str) and item:
+                words.add(item)
+            deeper = f"{path}.{key}" if path else key
+            if path:
+                words.add(deeper)
+            _collect(item, deeper, words)
+
+
+def named_bystanders(case: Case, message: str) -> list[str]:
+    """The ``bystanders`` of ``case`` that ``message`` names, each as a whole word (``u1`` is not named by
+    ``u10``, nor ``goal`` by ``summary.goal``)."""
+    return sorted(
+        word for word in bystanders(case) if re.search(rf"(?<![\w.\-]){re.escape(word)}(?![\w\-]|\.\w)", message)
+    )
 
 
 def _class_name(raised: dict[str, Any]) -> str:

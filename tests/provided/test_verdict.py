@@ -1,0 +1,42 @@
+"""The verdict's error rule: an error names what is at fault, and a message naming everything in its input (an
+error spray) does not count."""
+
+from __future__ import annotations
+
+from compaction_lab.provided.checking.case import Case, visible_cases
+from compaction_lab.provided.checking.verdict import bystanders, named_bystanders, verdict
+
+
+def raised(case: Case, message: str) -> dict:
+    """An observation of ``case`` raising its expected class with ``message``, inputs unchanged."""
+    return {"raised": {"classes": [case.raises, "Exception"], "message": message}, "inputs_after": case.sent()}
+
+
+def unknown_call_case() -> Case:
+    (case,) = [case for case in visible_cases(2) if case.name == "r_extra_answers_unknown_1"]
+    return case
+
+
+def test_bystanders_are_the_ids_and_deep_paths_not_named():
+    case = unknown_call_case()
+    found = bystanders(case)
+    assert {"u1", "a1", "u2", "a2", "u3", "calls", "r-test", "r-read", "a3", "read-1", "test-1"} <= found
+    assert {"message.role", "message.content.type"} <= found
+    assert not {"unknown-1", "r-extra", "message", "role"} & found
+
+
+def test_the_entry_at_fault_passes_and_a_spray_of_every_id_fails():
+    case = unknown_call_case()
+    honest = "entry 'r-extra': result for call id 'unknown-1', which no tool call of its interaction declares"
+    assert verdict(case, raised(case, honest), {}).passed
+    spray = " ".join(sorted(bystanders(case) | {"unknown-1", "r-extra"}))
+    failed = verdict(case, raised(case, spray), {})
+    assert failed.status == "failed" and "InteractionError naming 'unknown-1' or 'r-extra'" in failed.message
+
+
+def test_two_bystanders_are_allowed_and_words_match_whole():
+    case = unknown_call_case()
+    near = "entry 'r-extra' (after 'a3', in the interaction of 'u3'): call id 'unknown-1' is declared nowhere"
+    assert named_bystanders(case, near) == ["a3", "u3"]
+    assert verdict(case, raised(case, near), {}).passed
+    assert named_bystanders(case, "r-extra: unknown-1 u10 a33 xmessage.role message.roles") == []
