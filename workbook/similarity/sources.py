@@ -71,9 +71,9 @@ def _dedent(lines: list[str]) -> str:
 
 
 def own_modules(package: Path, module_source: str) -> list[str]:
-    """The names of the student's own modules in ``package`` that ``module_source`` imports (``from .x
-    import``, ``from . import x``, ``import compaction_lab.x``, ``from compaction_lab.x import``), sorted; a module
-    that does not parse imports none."""
+    """The names of the student's own modules in ``package`` that ``module_source`` imports (``from .NAME
+    import``, ``from . import NAME``, and the same two by the package's absolute name), sorted; a module that does
+    not parse imports none."""
     try:
         tree = ast.parse(module_source)
     except SyntaxError:
