@@ -67,6 +67,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "额外加分：{passed}/{total} 个检查通过",
         "vi": "điểm cộng: {passed}/{total} kiểm tra đạt",
     },
+    "extra_not_started": {
+        "en": "extra credit: not started",
+        "zh": "额外加分：尚未开始",
+        "vi": "điểm cộng: chưa bắt đầu",
+    },
     "hidden_at_grading": {
         "en": "hidden tests run at grading",
         "zh": "隐藏测试在评分时运行",

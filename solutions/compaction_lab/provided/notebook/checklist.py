@@ -7,7 +7,7 @@ notebook's status light (``status.show_status``) shows a lab's checklist; ``work
 ``main`` in a fresh interpreter on your package and prints each lab's ``summary``:
 
 - ``lab 3: 5/5 visible checks pass; hidden tests run at grading``
-- ``lab 4: 11/11 visible checks pass; hidden tests run at grading; extra credit: 0/19 checks pass``
+- ``lab 4: 11/11 visible checks pass; hidden tests run at grading; extra credit: not started``
 - ``lab 4: not started (create_compaction_entry raises LabNotImplementedError)``
 - ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not implemented yet; ...);
   the grader runs lab 3 with a reference lab 2, so its points do not wait for yours``
@@ -73,11 +73,16 @@ class Checklist:
         return found[0] if found else self.lab.number
 
     def counts(self) -> str:
-        """``"5/5 visible checks pass"``, and ``"; extra credit: 3/19 checks pass"`` when the lab has extra credit."""
+        """``"5/5 visible checks pass"``, and ``"; extra credit: 3/19 checks pass"`` when the lab has extra credit
+        (``"; extra credit: not started"`` while every extra-credit function still raises
+        ``LabNotImplementedError``)."""
         extra = self.extra_credit
-        return say("visible_pass", passed=sum(item.passed for _, item in self.own), total=len(self.own)) + (
-            "; " + say("extra_pass", passed=sum(item.passed for item in extra), total=len(extra)) if extra else ""
-        )
+        visible = say("visible_pass", passed=sum(item.passed for _, item in self.own), total=len(self.own))
+        if not extra:
+            return visible
+        if all(item.status == "not started" for item in extra):
+            return f"{visible}; {say('extra_not_started')}"
+        return f"{visible}; {say('extra_pass', passed=sum(item.passed for item in extra), total=len(extra))}"
 
     @property
     def state(self) -> str:
