@@ -9,7 +9,7 @@ import pytest
 from compaction_lab.provided.checking.case import visible_cases
 from compaction_lab.provided.checking.verdict import Verdict
 from compaction_lab.provided.errors import LabNotImplementedError
-from compaction_lab.provided.notebook import cells
+from compaction_lab.provided.notebook import cells, status
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
@@ -38,10 +38,10 @@ def test_without_its_notebook_the_closing_line_leaves_the_points_out(monkeypatch
 
 def test_the_points_are_the_cells_own_and_extra_credit_its_extra_credit() -> None:
     notebook = NOTEBOOKS / "03_budget_projection.ipynb"
-    assert cells.cell_points(notebook, "lab3_fixed_costs") == 2
+    assert status.cell_points(notebook, "lab3_fixed_costs") == 2
     extra = next(case.grade_id for case in visible_cases(3) if case.grade_id.startswith("lab3_extra"))
-    assert cells.cell_points(notebook, extra) > 0
-    assert cells.cell_points(notebook, "lab3_no_such_cell") is None
+    assert status.cell_points(notebook, extra) > 0
+    assert status.cell_points(notebook, "lab3_no_such_cell") is None
 
 
 def test_not_started_is_shown_as_its_message_alone() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from ..errors import LabNotImplementedError
 from ..labs import LABS
 from ..messages import say
 from .saved import sync
+from .status import cell_points
 
 PRINTED = "What your code printed while these checks ran (shown, never scored):"
 """The line before what the student's code printed (warnings, log lines, stderr) in a test cell's output. It stays
@@ -35,21 +35,6 @@ class ChecksFailed(AssertionError):
 
     def _render_traceback_(self) -> list[str]:  # IPython's hook: these lines instead of a traceback
         return [f"{type(self).__name__}: {self}"]
-
-
-def cell_points(notebook: Path, grade_id: str) -> float | None:
-    """The points of ``grade_id``'s cell in ``notebook`` (its extra credit for a Going-further cell), or None when
-    the notebook cannot be read or has no such cell."""
-    try:
-        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError):
-        return None
-    for cell in cells:
-        metadata = cell.get("metadata", {})
-        if metadata.get("nbgrader", {}).get("grade_id") == grade_id:
-            extra = metadata.get("workbook", {}).get("extra_credit")
-            return float(extra if extra is not None else metadata["nbgrader"].get("points", 0))
-    return None
 
 
 def check(grade_id: str) -> None:

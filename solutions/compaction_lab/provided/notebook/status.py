@@ -126,23 +126,46 @@ class PointSplit:
     extra: tuple[float, int] = (0.0, 0)
 
 
+def grade_cells(notebook: Path) -> list[dict] | None:
+    """The nbgrader grade cells of ``notebook`` (a notebook file, read as JSON), or None when it cannot be read."""
+    try:
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return None
+    return [cell for cell in cells if cell.get("metadata", {}).get("nbgrader", {}).get("grade")]
+
+
+def extra_credit_of(cell: dict) -> float | None:
+    """A grade cell's extra credit (``workbook.extra_credit`` in its metadata; nbgrader's points are then 0), or
+    None for a cell of the lab's own points."""
+    extra = cell.get("metadata", {}).get("workbook", {}).get("extra_credit")
+    return None if extra is None else float(extra)
+
+
+def cell_points(notebook: Path, grade_id: str) -> float | None:
+    """The points of ``grade_id``'s cell in ``notebook`` (its extra credit for a Going-further cell), or None when
+    the notebook cannot be read or has no such cell."""
+    for cell in grade_cells(notebook) or []:
+        if cell["metadata"]["nbgrader"].get("grade_id") == grade_id:
+            extra = extra_credit_of(cell)
+            return float(cell["metadata"]["nbgrader"].get("points", 0)) if extra is None else extra
+    return None
+
+
 def point_split(notebook: Path, visible_grade_ids: Iterable[str]) -> PointSplit | None:
     """How ``notebook``'s points split, from its nbgrader grade cells: test cells with visible checks
     (``visible_grade_ids``), the other test cells (hidden tests only), and answers graded by hand; a cell
     with extra credit (``workbook.extra_credit`` in its metadata, nbgrader points 0) counts apart. None when
     the notebook cannot be read."""
-    try:
-        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError):
+    cells = grade_cells(notebook)
+    if cells is None:
         return None
     visible, groups = set(visible_grade_ids), {"visible": [], "hidden": [], "written": [], "extra": []}
     for cell in cells:
-        grading = cell.get("metadata", {}).get("nbgrader", {})
-        if not grading.get("grade"):
-            continue
-        extra = cell.get("metadata", {}).get("workbook", {}).get("extra_credit")
+        grading = cell["metadata"]["nbgrader"]
+        extra = extra_credit_of(cell)
         if extra is not None:
-            groups["extra"].append(float(extra))
+            groups["extra"].append(extra)
             continue
         kind = (
             "written"
