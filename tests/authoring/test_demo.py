@@ -10,7 +10,7 @@ from io import StringIO
 import pytest
 from rich.console import Console
 
-from workbook.authoring.demo import demo
+from workbook.authoring.demo import SECTION_WIDTH, demo
 from workbook.cli.main import main
 from workbook.course.layout import Course
 from workbook.grading.casebook import grade_points
@@ -57,6 +57,8 @@ def test_the_demo_grades_the_four_samples_as_expected(demo_run):
     course, grades, printed = demo_run
     assert printed.index(" build ") < printed.index("built the course:") < printed.index(" release ")
     assert str(course.root) not in printed, "paths relative to the course, which a temporary demo removes"
+    headers = [line for line in printed.splitlines() if line.startswith("─")]
+    assert len(headers) == 5 and max(map(len, headers)) == SECTION_WIDTH, "a section's header, not the log's width"
     assert {student: sum(scores) for student, scores in EXPECTED.items()} == {
         "complete": 40,
         "blank": 0,

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
+from rich.rule import Rule
 
 from workbook.authoring.samples import ANSWERED_LABS, SAMPLES
 from workbook.course.submit import submit
@@ -30,6 +31,15 @@ from workbook.pipeline.report import write_report
 DEMO_JOBS = 2
 
 
+SECTION_WIDTH = 100
+"""Columns a section's header line takes at most: a log's console is far wider (tables keep their names)."""
+
+
+def section(console: Console, title: str) -> None:
+    """A section's header line: the console's width, but no wider than ``SECTION_WIDTH``."""
+    console.print(Rule(title), width=min(console.width, SECTION_WIDTH))
+
+
 def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentGrades]:
     """Run the pipeline in ``course_dir`` (new or empty) on the samples; return the grades in ``SAMPLES`` order.
 
@@ -37,19 +47,19 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
     """
     if course_dir.exists() and any(course_dir.iterdir()):
         raise CourseError(f"{course_dir} is not empty; the demo needs a new folder")
-    console.rule("build")
+    section(console, "build")
     with console.status("building the course: config, source/ and the gradebook (nbgrader creates its tables)"):
         course = build(course_dir)
     # paths relative to the course: a temporary course is gone once the demo ends
     console.print("built the course: nbgrader_config.py, source/, gradebook.db")
-    console.rule("release")
+    section(console, "release")
     with console.status("releasing: nbgrader's generate_assignment, then the check for hidden tests and solutions"):
         files = release(course)
     console.print(
         f"{len(files)} files released to {course.release.relative_to(course.root)}/, "
         "checked for hidden tests and solutions"
     )
-    console.rule("submissions")
+    section(console, "submissions")
     with tempfile.TemporaryDirectory(prefix="workbook-samples-") as samples:
         for student, make in SAMPLES.items():
             answered = ANSWERED_LABS[student]
@@ -57,12 +67,12 @@ def demo(course_dir: Path, console: Console, timeout: int = 20) -> list[StudentG
             answers = f"written answers of labs {', '.join(map(str, answered))}" if answered else "no written answers"
             sample = (make.__doc__ or student).strip().rstrip(".")
             console.print(f"{student}: {sample}; {answers} -> {folder.relative_to(course.root)}")
-    console.rule(f"autograde (--jobs {DEMO_JOBS})")
+    section(console, f"autograde (--jobs {DEMO_JOBS})")
     outcomes = grade_with_progress(course, list(SAMPLES), DEMO_JOBS, timeout, console)
     failed = [outcome.student for outcome in outcomes if not outcome.graded]
     if failed:
         raise CourseError(f"autograde failed for {', '.join(failed)}; see {course.root / 'logs' / 'autograde'}")
-    console.rule("feedback and export")
+    section(console, "feedback and export")
     with console.status("feedback: nbgrader's generate_feedback, student by student"):
         report = feedback(course)
     if report.withheld:
