@@ -42,6 +42,7 @@ CREATE_CASES: tuple[Case, ...] = (
         CREATE,
         (example_entries(),),
         compact_1(),
+        hint="The parent is the path's last entry; every other field is taken as given.",
     ),
     Case(
         "a_store_accepts_it",
@@ -50,6 +51,7 @@ CREATE_CASES: tuple[Case, ...] = (
         "provided.checking.drivers.append_compaction",
         (example_entries(),),
         compact_1(),
+        hint="The entry must be one a store appends: the same fields and types as a parsed compaction entry.",
     ),
     Case(
         "shares_nothing",
@@ -59,6 +61,7 @@ CREATE_CASES: tuple[Case, ...] = (
         (example_entries(),),
         compact_1(),
         copies=True,
+        hint="Copy the summary given (lists included) into the new entry, and leave the path as it was.",
     ),
     *(
         Case(
@@ -69,6 +72,7 @@ CREATE_CASES: tuple[Case, ...] = (
             (example_entries(),),
             compact_1(first_kept),
             parts=("firstKeptEntryId",),
+            hint="A user message that starts an interaction, other than the first, is a valid first kept entry.",
         )
         for first_kept in ("u2", "u3")
     ),
@@ -82,6 +86,7 @@ CREATE_CASES: tuple[Case, ...] = (
             compact_1(first_kept),
             raises="CompactionError",
             naming=(first_kept,),
+            hint="Keep from a user message opening an interaction, not the first; else CompactionError naming it.",
         )
         for first_kept in ("u1", "a2", "calls", "r-test", "r-read", "a3")
     ),
@@ -124,11 +129,30 @@ COMPACT_CALL = (
 )
 
 EXTRA_CASES: tuple[Case, ...] = (
-    Case("trigger_example", "lab4_extra_should_compact", "compaction_trigger(31, 4)", TRIGGER, (31, 4)),
-    Case("trigger_half", "lab4_extra_should_compact", "compaction_trigger(64, 8, 0.5)", TRIGGER, (64, 8, 0.5)),
+    Case(
+        "trigger_example",
+        "lab4_extra_should_compact",
+        "compaction_trigger(31, 4)",
+        TRIGGER,
+        (31, 4),
+        hint="The trigger is floor((window - reserved_output) * ratio), ratio 0.8 by default.",
+    ),
+    Case(
+        "trigger_half",
+        "lab4_extra_should_compact",
+        "compaction_trigger(64, 8, 0.5)",
+        TRIGGER,
+        (64, 8, 0.5),
+        hint="The same rule with the ratio given: floor((64 - 8) * 0.5).",
+    ),
     *(
         Case(
-            f"input_{tokens}", "lab4_extra_should_compact", f"should_compact({tokens}, 31, 4)", SHOULD, (tokens, 31, 4)
+            f"input_{tokens}",
+            "lab4_extra_should_compact",
+            f"should_compact({tokens}, 31, 4)",
+            SHOULD,
+            (tokens, 31, 4),
+            hint="should_compact is True from compaction_trigger(window, reserved_output) on, False below it.",
         )
         for tokens in (20, 21, 32)
     ),
@@ -140,6 +164,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         (20, 31, 4, 0),
         raises="BudgetError",
         naming=("ratio",),
+        hint="A ratio must be above 0 and at most 1: BudgetError naming ratio.",
     ),
     Case(
         "example_rounds",
@@ -148,6 +173,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         ROUNDS,
         (example_entries(),),
         copies=True,
+        hint="An assistant message with tool calls spans to its last result; every other message is a round alone.",
     ),
     Case(
         "worked_case_rounds",
@@ -155,6 +181,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         "group_tool_rounds(tool_round_path())",
         ROUNDS,
         (tool_round_path(),),
+        hint="Spans that overlap merge into one round; rounds never cross a user message.",
     ),
     Case(
         "worked_case",
@@ -164,6 +191,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         BOUNDARY,
         (tool_round_path(),),
         boundary(12, 3, 1),
+        hint="Walk whole rounds from the oldest; the first round's first entry after which everything fits wins.",
     ),
     Case(
         "example_target_21",
@@ -173,6 +201,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         BOUNDARY,
         (example_entries(),),
         boundary(21, 3, 1),
+        hint="The summary budget is reserved in full, and the first round is never a cut.",
     ),
     Case(
         "reserves_the_summary",
@@ -182,6 +211,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         BOUNDARY,
         (example_entries(),),
         boundary(21, 9, 1),
+        hint="A larger summary budget leaves less for messages: the cut moves later.",
     ),
     Case(
         "fixed_tokens",
@@ -191,6 +221,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         BOUNDARY,
         (example_entries(),),
         boundary(24, 3, 1, fixed_tokens=3),
+        hint="fixed_tokens (the system prompt) counts against the target with the summary budget.",
     ),
     Case(
         "retains_everything",
@@ -200,6 +231,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         BOUNDARY,
         (example_entries(),),
         boundary(100, 3, 9),
+        hint="When the recent messages to retain leave nothing to compact, there is no cut: None.",
     ),
     Case(
         "first_compaction",
@@ -208,6 +240,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         RUN,
         (long_session(), options(*RUN_WINDOW)),
         run(),
+        hint="Above the trigger: cut at a user message, summarize once, verify, then append one sealed entry.",
     ),
     Case(
         "below_the_trigger",
@@ -216,6 +249,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         RUN,
         (long_session(), options(*RUN_WINDOW)),
         run("a3"),
+        hint="Below the trigger, compact changes nothing and never calls the summarizer.",
     ),
     Case(
         "after_compact_1",
@@ -227,6 +261,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         (compacted_long_session(), options(*RUN_WINDOW)),
         run(reply=fixed_summary()),
         parts=("outcome", "requests", "new_lines"),
+        hint="The current context starts at the latest summary's first kept entry; the new summary keeps its goal.",
     ),
     Case(
         "summarizer_raises",
@@ -236,6 +271,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         (long_session(), options(*RUN_WINDOW)),
         run(error="the model is unavailable"),
         parts=("outcome", "file_unchanged", "new_lines"),
+        hint="A summarizer that raises leaves the file unchanged and returns outcome summarizer_failed.",
     ),
     Case(
         "cancelled_before",
@@ -245,6 +281,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         (long_session(), options(*RUN_WINDOW)),
         run(cancel="before"),
         parts=("outcome", "file_unchanged", "requests"),
+        hint="Look at cancel before summarizing: cancelled, no request sent, the file unchanged.",
     ),
     Case(
         "boundary_unavailable",
@@ -254,6 +291,7 @@ EXTRA_CASES: tuple[Case, ...] = (
         (long_session(), options(*RUN_WINDOW)),
         run(retain_recent_messages=9),
         parts=("outcome", "file_unchanged", "requests"),
+        hint="When no cut keeps the recent messages, the outcome is boundary_unavailable, and nothing is asked.",
     ),
 )
 """The going-further cases: extra credit, outside the lab's 10 points."""

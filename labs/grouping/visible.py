@@ -45,6 +45,7 @@ CASES: tuple[Case, ...] = (
         "group_interactions(example_entries())",
         GROUP,
         (example_entries(),),
+        hint="An interaction starts at a user message and runs up to the next one: three user messages, three groups.",
     ),
     Case(
         "results_in_calls_order",
@@ -53,6 +54,7 @@ CASES: tuple[Case, ...] = (
         GROUP,
         (results_in_calls_order(),),
         parts=("-1",),
+        hint="A tool result pairs with its call by toolCallId, whatever order the results come in.",
     ),
     Case(
         "result_before_its_call",
@@ -61,6 +63,7 @@ CASES: tuple[Case, ...] = (
         GROUP,
         (result_before_its_call(),),
         parts=("-1",),
+        hint="A result may come before its call in the interaction: pair them when the interaction closes.",
     ),
     Case(
         "r_test_answers_unknown_1",
@@ -70,6 +73,7 @@ CASES: tuple[Case, ...] = (
         (r_test_answering_unknown_1(),),
         raises="InteractionError",
         naming=(("unknown-1", "r-test", "test-1", "calls"),),
+        hint="A result whose toolCallId no call of its interaction declares raises InteractionError naming it.",
     ),
     Case(
         "r_extra_answers_unknown_1",
@@ -79,5 +83,6 @@ CASES: tuple[Case, ...] = (
         (with_r_extra(),),
         raises="InteractionError",
         naming=(("unknown-1", "r-extra"),),
+        hint="An extra result for an unknown call is refused even when every call has its result.",
     ),
 )

@@ -15,6 +15,7 @@ CASES: tuple[Case, ...] = (
         "records.parse_session_entry",
         (compaction_object("compact-1", "a3", "u2"),),
         copies=True,
+        hint="Return an equal entry built anew: every list and dict a copy, none of them the input's.",
     ),
     Case(
         "store_hands_out_copies",
@@ -22,6 +23,7 @@ CASES: tuple[Case, ...] = (
         "in_memory_store(compacted_path())",
         "provided.checking.drivers.in_memory_store",
         (compacted_path(),),
+        hint="The store keeps copies and hands out copies: changing what a caller got changes nothing stored.",
     ),
     Case(
         "store_refuses_an_id_twice",
@@ -31,6 +33,7 @@ CASES: tuple[Case, ...] = (
         (compacted_path() + [compaction_object("compact-1", "a3", "u2")],),
         raises="SessionStoreError",
         naming=("compact-1",),
+        hint="An id already in the store is refused with SessionStoreError naming that id.",
     ),
     Case(
         "reopened_file_keeps_compact_1",
@@ -38,6 +41,7 @@ CASES: tuple[Case, ...] = (
         "jsonl_reopen(compacted_path())",
         "provided.checking.drivers.jsonl_reopen",
         (compacted_path(),),
+        hint="One JSON line per entry, written and flushed: a store reopened on the file reads back every entry.",
     ),
     # Going further (extra credit)
     Case(
@@ -48,6 +52,7 @@ CASES: tuple[Case, ...] = (
         (custom_entry("deep-1", nested_lists(31)),),
         {"guarded": True},
         copies=True,
+        hint="With guarded=True, 32 levels are accepted: the entry itself is level 1.",
     ),
     Case(
         "nested_33_levels_refused",
@@ -58,6 +63,7 @@ CASES: tuple[Case, ...] = (
         {"guarded": True},
         raises="SessionEntryError",
         naming=("deep-1", "data[0]"),
+        hint="Level 33 is refused with SessionEntryError naming the entry and the path of the value (data[0]...).",
     ),
     Case(
         "compact_1_guarded",
@@ -67,5 +73,6 @@ CASES: tuple[Case, ...] = (
         (compaction_object("compact-1", "a3", "u2"),),
         {"guarded": True},
         copies=True,
+        hint="guarded=True changes nothing for an entry within the limits: compact-1 parses as without it.",
     ),
 )

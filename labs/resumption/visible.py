@@ -20,6 +20,7 @@ CASES: tuple[Case, ...] = (
         RESUME,
         (compacted_path(),),
         parts=("compaction_id", "summary_message", "entries"),
+        hint="After a compaction: its summary message, then the entries from its firstKeptEntryId up to it.",
     ),
     Case(
         "window_43_after_compact_1",
@@ -28,6 +29,7 @@ CASES: tuple[Case, ...] = (
         BUILD,
         (compacted_path(), options(43)),
         parts=("messages", "kept_entry_ids", "compaction_id", "reason", "tokens.messages"),
+        hint="The summary message opens the context, and its cost comes off the message budget first.",
     ),
     Case(
         "messages_are_copies",
@@ -37,6 +39,7 @@ CASES: tuple[Case, ...] = (
         (resumed_path(), options(60)),
         parts=("messages",),
         copies=True,
+        hint="The context's messages are deep copies: changing one never reaches the path.",
     ),
     Case(
         "entries_are_copies",
@@ -46,6 +49,7 @@ CASES: tuple[Case, ...] = (
         (resumed_path(),),
         parts=("entries",),
         copies=True,
+        hint="resume_point's entries are deep copies of the path's.",
     ),
     Case(
         "rebuild_after_changes",
@@ -54,6 +58,7 @@ CASES: tuple[Case, ...] = (
         "returned message, build again",
         "provided.checking.drivers.rebuild_context_after_changes",
         (resumed_path(), options(60)),
+        hint="Changing a context you returned must not change the next build: copy, never share.",
     ),
     Case(
         "resume_again_after_changes",
@@ -62,6 +67,7 @@ CASES: tuple[Case, ...] = (
         "resume again",
         "provided.checking.drivers.resume_again_after_changes",
         (resumed_path(),),
+        hint="Changing a resume point you returned must not change the next one: copy the summary too.",
     ),
     Case(
         "window_60_after_compact_2",
@@ -70,5 +76,6 @@ CASES: tuple[Case, ...] = (
         BUILD,
         (twice_compacted_path(), options(60)),
         parts=("messages", "kept_entry_ids", "compaction_id", "reason"),
+        hint="Only the latest compaction counts: one summary, the entries from its first kept entry on.",
     ),
 )

@@ -257,7 +257,7 @@ def test_build_refuses_an_unknown_language_and_changes_nothing(tmp_path: Path) -
     assert not (tmp_path / "course").exists()
 
 
-def test_every_hidden_hint_is_translated_in_each_edition() -> None:
+def test_every_hint_is_translated_in_each_edition() -> None:
     hints = project_hints()
     assert len(hints) > 100
     for language in TRANSLATED:
@@ -277,7 +277,7 @@ def test_a_hint_without_translation_or_without_case_is_reported(tmp_path: Path) 
     assert hint_problems("zh", ["Kept.", "New hint."], tmp_path) == [
         "hint 'Kept.': no translation",
         "hint 'New hint.': no translation",
-        "hint 'Old hint.': no hidden case has it",
+        "hint 'Old hint.': no case has it",
     ]
     (tmp_path / "vi").mkdir()
     (tmp_path / "vi" / "hints.yaml").write_text("hints: [a, b]\n", encoding="utf-8")

@@ -6,7 +6,7 @@ translation or holds one of an English text that has since changed (``workbook.c
 entries that are done are kept as they are; a cell without an entry gets one with an empty ``text``, and a cell
 whose English changed keeps its old ``text``; both get the new ``source`` hash and a ``todo`` holding the English
 to translate. The check fails until each ``todo`` is translated into ``text`` and removed. It also fails when
-a hidden case's hint has no translation in an edition's ``hints.yaml``.
+a case's hint (visible or hidden) has no translation in an edition's ``hints.yaml``.
 """
 
 from __future__ import annotations
@@ -92,15 +92,17 @@ def write_stub(language: str, notebook: Path, editions: Path = EDITIONS) -> int:
 
 
 def project_hints(cases: Path = LAB_CASES) -> list[str]:
-    """The hints of the project's hidden cases, each once, in lab order."""
+    """The hints of the project's cases, each once: the visible cases' (``workbook hint`` shows them), then the
+    hidden cases' (feedback pages show them), each kind in lab order."""
     from workbook.grading.casebook import load_cases
 
-    return list(dict.fromkeys(case.hint for case in load_cases(cases, "hidden") if case.hint))
+    every = (case.hint for kind in ("visible", "hidden") for case in load_cases(cases, kind))
+    return list(dict.fromkeys(hint for hint in every if hint))
 
 
 def all_problems(notebooks: Path = NOTEBOOKS, editions: Path = EDITIONS, cases: Path = LAB_CASES) -> list[str]:
-    """Every problem of every translated edition of the notebooks in ``notebooks`` and of the hints of the hidden
-    cases in ``cases``, each naming its language and notebook (or hints file)."""
+    """Every problem of every translated edition of the notebooks in ``notebooks`` and of the hints of the cases in
+    ``cases``, each naming its language and notebook (or hints file)."""
     hints = project_hints(cases)
     return [
         f"{language}/{notebook.name}: {problem}"

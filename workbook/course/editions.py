@@ -6,7 +6,8 @@ English is the one source of truth. An edition is a catalogue per notebook, ``no
 - a markdown cell (written-answer cells and their model answers included) is translated whole;
 - an autograder test cell has only its docstring translated; its code is the English cell's.
 
-The hidden cases' hints, which a feedback page shows, are translated in ``hints.yaml`` beside the catalogues.
+The cases' hints, which a feedback page (hidden cases) and ``workbook hint`` (visible ones) show, are translated in
+``hints.yaml`` beside the catalogues.
 
 Each entry stores ``source``, the hash of the English text it translates, and ``text``, the translation. An
 edition is built only when every translatable English cell has an entry whose hash matches the English text as
@@ -189,12 +190,12 @@ def edition(language: str, notebook: Path, editions: Path = EDITIONS) -> Any:
 
 
 HINTS = "hints.yaml"
-"""Beside an edition's notebook catalogues: the hidden cases' hints translated, ``hints: {English: translation}``."""
+"""Beside an edition's notebook catalogues: the cases' hints translated, ``hints: {English: translation}``."""
 
 
 @functools.cache
 def hint_translations(language: str, editions: Path = EDITIONS) -> dict[str, str]:
-    """The ``language`` translations of the hidden cases' hints, by English hint ({} for English or without a
+    """The ``language`` translations of the cases' hints, by English hint ({} for English or without a
     file); raises ``EditionError`` when the file is not a ``hints`` mapping of strings to strings."""
     path = editions / check_language(language) / HINTS
     if language == SOURCE_LANGUAGE or not path.is_file():
@@ -210,7 +211,7 @@ def hint_translations(language: str, editions: Path = EDITIONS) -> dict[str, str
 
 
 def translated_hint(hint: str, language: str, editions: Path = EDITIONS) -> str:
-    """Hidden case ``hint`` in ``language``: its translation, or ``hint`` as written when there is none (a
+    """A case's ``hint`` in ``language``: its translation, or ``hint`` as written when there is none (a
     course's own hint, edited in ``grading/cases``, or an unknown language)."""
     if language not in LANGUAGES:
         return hint
@@ -218,13 +219,13 @@ def translated_hint(hint: str, language: str, editions: Path = EDITIONS) -> str:
 
 
 def hint_problems(language: str, hints: list[str], editions: Path = EDITIONS) -> list[str]:
-    """What keeps the ``language`` hints file from translating every one of ``hints`` (the project's hidden
-    cases'): a hint without a translation, an empty one, and translations of hints no case has."""
+    """What keeps the ``language`` hints file from translating every one of ``hints`` (the project's cases'): a
+    hint without a translation, an empty one, and translations of hints no case has."""
     if check_language(language) == SOURCE_LANGUAGE:
         return []
     translations = hint_translations(language, editions)
     found = [f"hint {hint!r}: no translation" for hint in hints if not translations.get(hint, "").strip()]
-    return found + [f"hint {hint!r}: no hidden case has it" for hint in translations if hint not in hints]
+    return found + [f"hint {hint!r}: no case has it" for hint in translations if hint not in hints]
 
 
 def mark_package(package: Path, language: str) -> None:
