@@ -118,7 +118,8 @@ def test_a_syntax_error_names_file_and_line(tmp_path, capsys):
 
 def test_every_lab_is_one_line_without_tracebacks(tmp_path, capsys):
     assert main(["check", "--workspace", str(workspace(tmp_path, STARTER_PACKAGE))]) == 1
-    out = lines_of(capsys)
+    *out, next_step = lines_of(capsys)
+    assert next_step.startswith("Next: lab 1: ")
     assert [line.split(":")[0] for line in out] == [f"lab {lab.number}" for lab in LABS]
     for lab, line in zip(LABS, out, strict=True):
         if has_cases(lab.number):
@@ -138,7 +139,12 @@ def test_an_endless_loop_or_an_exit_costs_the_labs_it_stops(tmp_path):
     folder = workspace(tmp_path)
     append(folder, "budget", "\n\ndef build_context(active_path, options):\n    while True:\n        pass\n")
     assert check_lines(folder, 3, seconds=3) == [
-        {"lab": "3", "passed": False, "summary": "lab 3: did not finish within 3 s (an endless loop in your code?)"}
+        {
+            "lab": "3",
+            "passed": False,
+            "summary": "lab 3: did not finish within 3 s (an endless loop in your code?)",
+            "failing": [],
+        }
     ]
     append(folder, "budget", "\n\ndef build_context(active_path, options):\n    import os\n    os._exit(3)\n")
     lines = check_lines(folder)
@@ -187,9 +193,11 @@ def test_works_after_a_plain_install_and_loads_no_test_or_grading_library(tmp_pa
     )
     done = workbook("check", "--workspace", str(folder))
     assert (done.returncode, done.stderr) == (0, "")
-    assert [line.split(";")[0] for line in done.stdout.splitlines()] == [
+    *lines, next_step = done.stdout.splitlines()
+    assert [line.split(";")[0] for line in lines] == [
         f"lab {lab.number}: {own(lab.number)}/{own(lab.number)} visible checks pass" for lab in LABS
     ]
+    assert next_step.startswith("Nothing left: ")
     done = workbook("--help")
     assert (done.returncode, done.stderr) == (0, "") and "check     run the notebooks' visible checks" in done.stdout
     assert not attempts.exists(), attempts.read_text()
@@ -283,6 +291,7 @@ def test_the_lines_speak_the_release_language_unless_told(tmp_path, capsys):
             "lab": "1",
             "summary": "lab 1: 尚未开始（parse_compaction_entry 抛出 LabNotImplementedError）",
             "passed": False,
+            "failing": [],
         }
     ]
     assert main(["check", "1", "--workspace", str(folder), "--language", "en"]) == 1
@@ -293,4 +302,5 @@ def test_the_lines_speak_the_release_language_unless_told(tmp_path, capsys):
         "lab": "2",
         "summary": "lab 2: 5/5 kiểm tra công khai đạt; bài kiểm tra ẩn chạy khi chấm",
         "passed": True,
+        "failing": [],
     }

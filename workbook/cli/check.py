@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workbook.student.check import CheckReport
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -13,8 +17,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="run the notebooks' visible checks on your package",
         description="Run a lab's visible checks (all labs' without LAB), the same "
         "ones as the notebook's test cells, on the compaction_lab/ package of your "
-        "folder, and print one line per lab. The grader also runs hidden tests. Exit "
-        "status 0 when every chosen lab passes.",
+        "folder, and print one line per lab; without LAB, then the next thing to do. "
+        "The grader also runs hidden tests. Exit status 0 when every chosen lab passes.",
     )
     parser.add_argument("lab", type=int, nargs="?", metavar="LAB", help="lab number 1 to 5 (default: all)")
     parser.add_argument(
@@ -28,13 +32,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, console) -> int:
-    """``workbook check``: print each lab's line, green when it passes, red otherwise; the exit code."""
-    from workbook.student.check import check_lines
-
-    lines = check_lines(args.workspace, args.lab, language=args.language)
-    for line in lines:
+def show_report(console, report: CheckReport, overview: bool) -> None:
+    """Print each lab's line, green when it passes, red otherwise; then, for an ``overview`` (every lab), the
+    next thing to do."""
+    for line in report.lines:
         console.print(
             line["summary"], style="green" if line["passed"] else "red", markup=False, highlight=False, soft_wrap=True
         )
-    return 0 if lines and all(line["passed"] for line in lines) else 1
+    if overview and report.next_step:
+        console.print(report.next_step, style="bold", markup=False, highlight=False, soft_wrap=True)
+
+
+def run(args: argparse.Namespace, console) -> int:
+    """``workbook check``: the lines (``show_report``) and the exit code."""
+    from workbook.student.check import run_checks
+
+    overview = args.lab is None
+    report = run_checks(args.workspace, args.lab, language=args.language)
+    show_report(console, report, overview)
+    return 0 if report.lines and all(line["passed"] for line in report.lines) else 1

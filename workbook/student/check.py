@@ -9,8 +9,10 @@ is not shown. That runner writes one line per lab (``checklist.Checklist.summary
     lab 3: 5/5 visible checks pass; hidden tests run at grading
     lab 4: not started (create_compaction_entry raises LabNotImplementedError)
 
-and this command prints them, and exits 1 unless every chosen lab passes. It needs nothing but the
-workspace and a plain install (no pytest, no nbgrader).
+and this command prints them (without a lab, then the next thing to do across the labs, e.g. ``Next: lab 4:
+write create_compaction_entry() in compaction_lab/compaction.py; ...``, ``next_step.next_step``), and exits 1
+unless every chosen lab passes. It needs nothing but the workspace and a plain install (no pytest, no
+nbgrader).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from workbook.errors import CourseError
@@ -37,13 +40,23 @@ def check_command(report: Path, lab: int | None = None) -> list[str]:
     return [sys.executable, "-m", RUNNER, str(report), *([str(lab)] if lab is not None else [])]
 
 
-def check_lines(
+@dataclass(frozen=True)
+class CheckReport:
+    """What one run of the checks found: ``lines``, one ``{"lab", "summary", "passed", "failing"}`` per lab
+    in order (``failing``: the names of its failed visible cases, its own first), and ``next_step``, one
+    sentence saying what to do next across those labs (empty when the run stopped early)."""
+
+    lines: list[dict]
+    next_step: str = ""
+
+
+def run_checks(
     workspace: Path = Path("."), lab: int | None = None, seconds: float = SECONDS, language: str | None = None
-) -> list[dict]:
+) -> CheckReport:
     """Run the visible checks of ``lab`` (None: every lab) on ``workspace/compaction_lab`` in a fresh
-    interpreter; return one ``{"lab", "summary", "passed"}`` per lab, in order. The lines are in the
-    workspace's language (its release's, ``compaction_lab.provided.messages``) unless ``language`` (en, zh or
-    vi) overrides it; only their fixed words change, never what passes.
+    interpreter; return its ``CheckReport``. The sentences are in the workspace's language (its release's,
+    ``compaction_lab.provided.messages``) unless ``language`` (en, zh or vi) overrides it; only their fixed
+    words change, never what passes.
 
     If the runner stops early (it ran longer than ``seconds``, or your code ended the process), the lab it
     stopped at says why and the labs after it say they were not checked. Raises ``CourseError`` if the
@@ -69,16 +82,26 @@ def check_lines(
             why = (done.stderr.strip().splitlines() or [f"the checks ended with exit status {done.returncode}"])[-1]
         except subprocess.TimeoutExpired:
             why = f"did not finish within {seconds:g} s (an endless loop in your code?)"
-        plan, *lines = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()] or [None]
+        plan, *records = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()] or [None]
     if plan is None:
         raise CourseError(f"could not run the checks in {workspace}: {why}")
+    lines = [record for record in records if "lab" in record]
     missing = plan["plan"][len(lines) :]
-    return lines + [
+    stopped = [
         {
             "lab": number,
             "passed": False,
             "summary": f"lab {number}: "
             + (why if index == 0 else f"not checked (the checks stopped at lab {missing[0]})"),
+            "failing": [],
         }
         for index, number in enumerate(missing)
     ]
+    return CheckReport(lines + stopped, "" if stopped else records[-1].get("next", ""))
+
+
+def check_lines(
+    workspace: Path = Path("."), lab: int | None = None, seconds: float = SECONDS, language: str | None = None
+) -> list[dict]:
+    """The ``lines`` of ``run_checks`` (same arguments, same errors): one record per lab."""
+    return run_checks(workspace, lab, seconds, language).lines

@@ -127,6 +127,46 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "没有实验 {text}；实验编号为 1 到 {count}",
         "vi": "không có bài {text}; các bài là từ 1 đến {count}",
     },
+    "next_fix": {
+        "en": "Next: lab {lab}: fix the problem above and save the file.",
+        "zh": "下一步：实验 {lab}：修正上面的问题并保存文件。",
+        "vi": "Tiếp theo: bài {lab}: sửa lỗi ở trên và lưu tệp.",
+    },
+    "next_write": {
+        "en": "Next: lab {lab}: write {function}() in compaction_lab/{module}.py; {notebook} says how.",
+        "zh": "下一步：实验 {lab}：在 compaction_lab/{module}.py 中编写 {function}()；{notebook} 说明怎么做。",
+        "vi": "Tiếp theo: bài {lab}: viết {function}() trong compaction_lab/{module}.py; {notebook} nói cách làm.",
+    },
+    "next_blocked": {
+        "en": "Next: lab {other}, which lab {lab} calls.",
+        "zh": "下一步：实验 {other}，实验 {lab} 会调用它。",
+        "vi": "Tiếp theo: bài {other}, bài mà bài {lab} gọi.",
+    },
+    "next_failing": {
+        "en": "Next: lab {lab}: make {case} pass; `workbook hint {lab}` gives a hint.",
+        "zh": "下一步：实验 {lab}：让 {case} 通过；`workbook hint {lab}` 给出提示。",
+        "vi": "Tiếp theo: bài {lab}: làm cho {case} đạt; `workbook hint {lab}` cho một gợi ý.",
+    },
+    "next_extra": {
+        "en": "Next, for extra credit: lab {lab}'s Going further in {notebook}.",
+        "zh": "下一步（额外加分）：{notebook} 中实验 {lab} 的“进一步探索”。",
+        "vi": "Tiếp theo, để có điểm cộng: phần Đi xa hơn của bài {lab} trong {notebook}.",
+    },
+    "next_hint": {
+        "en": " `workbook hint {lab}` gives a hint.",
+        "zh": "`workbook hint {lab}` 给出提示。",
+        "vi": " `workbook hint {lab}` cho một gợi ý.",
+    },
+    "next_nothing_left": {
+        "en": "Nothing left: every visible check passes, extra credit included; hidden tests run at grading.",
+        "zh": "没有剩下的了：每个可见检查都通过，包括额外加分；隐藏测试在评分时运行。",
+        "vi": "Không còn gì: mọi kiểm tra công khai đều đạt, kể cả điểm cộng; bài kiểm tra ẩn chạy khi chấm.",
+    },
+    "overview_hint": {
+        "en": "Where every lab stands: `workbook check` in a terminal (START.md).",
+        "zh": "所有实验的进度：在终端中运行 `workbook check`（见 START.md）。",
+        "vi": "Tình trạng của mọi bài: `workbook check` trong terminal (xem START.md).",
+    },
 }
 """Every message, by id, in every language: ``str.format`` templates whose placeholders are the same in each (but
 English's plural endings, ``s`` and ``cs``)."""

@@ -30,6 +30,7 @@ from ..checking.limits import run_visible
 from ..checking.verdict import Verdict
 from ..labs import LABS, Lab, lab
 from ..messages import not_implemented_in, say
+from .next_step import failing, next_step
 from .saved import load_problem
 
 
@@ -133,21 +134,29 @@ def run_checklist(number: int) -> Checklist:
 
 def main(argv: list[str]) -> int:
     """``workbook check``'s runner: ``argv`` is ``[REPORT, LAB...]`` (no LAB: every lab). Append JSON lines
-    to the file REPORT: first ``{"plan": [LAB...]}``, then one ``{"lab", "summary", "passed"}`` per lab as
-    soon as its checks are done (so a run stopped midway still reports the labs it finished)."""
+    to the file REPORT: first ``{"plan": [LAB...]}``, then one ``{"lab", "summary", "passed", "failing"}`` per
+    lab as soon as its checks are done (so a run stopped midway still reports the labs it finished;
+    ``failing`` names its failed cases, ``next_step.failing``), and last ``{"next": sentence}``, the next
+    thing to do across the labs checked (``next_step.next_step``)."""
     report, *chosen = argv
     plan = chosen or [str(item.number) for item in LABS]
+    checklists = []
     with open(report, "a", encoding="utf-8") as out:
         out.write(json.dumps({"plan": plan}) + "\n")
         out.flush()
         for text in plan:
             if text not in {str(item.number) for item in LABS}:
-                line = {"summary": say("no_such_lab", text=text, count=len(LABS)), "passed": False}
+                line = {"summary": say("no_such_lab", text=text, count=len(LABS)), "passed": False, "failing": []}
             else:
-                checklist = run_checklist(int(text))
-                line = {"summary": checklist.summary(), "passed": checklist.passed}
+                checklists.append(run_checklist(int(text)))
+                line = {
+                    "summary": checklists[-1].summary(),
+                    "passed": checklists[-1].passed,
+                    "failing": list(failing(checklists[-1])),
+                }
             out.write(json.dumps({"lab": text, **line}) + "\n")
             out.flush()
+        out.write(json.dumps({"next": next_step(checklists) if checklists else ""}) + "\n")
     return 0
 
 

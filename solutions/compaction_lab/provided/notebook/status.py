@@ -7,7 +7,8 @@ notebook's test cells, ``checklist.run_checklist``) and shows them all as a chec
 when every one passes; red naming the lab while it raises its own ``LabNotImplementedError``, "blocked by
 lab k" when it stops at an earlier lab's, or how many pass, each failure saying what was called, what
 came back and what was expected. The box ends with how the lab's points split: visible checks, hidden
-tests (run when your work is graded) and the written answer, read from the notebook's grade cells.
+tests (run when your work is graded) and the written answer, read from the notebook's grade cells, and
+points to ``workbook check``, where every lab stands at once.
 ``show_progress()`` shows one line for each of the five labs. ``demo()`` wraps a demo cell: an error is
 shown in red instead of raised. Autograder test cells do not use ``demo()``: they must raise.
 """
@@ -204,7 +205,8 @@ def show_status(number: int) -> None:
     notes = [say("reloaded", name=name) for name in status.reloaded]
     detail = "\n".join(part for part in (status.detail, *notes) if part)
     items = status.excerpt.splitlines() or (checklist_lines(status.checklist) if status.checklist else [])
-    display(HTML(status_box(status.green, status.title, detail, items, status.points)))
+    footer = " ".join(part for part in (status.points, say("overview_hint")) if part)
+    display(HTML(status_box(status.green, status.title, detail, items, footer)))
 
 
 def show_progress() -> None:
