@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 DESCRIPTION = (
     "The compaction workbook's tools. Instructors: build, release, collect (or intake an LMS download), autograde, "
     "grades, feedback, export, lms push (grades to the LMS), report, similarity (in that order, on an nbgrader course "
-    "directory), demo, and validate (do the tests grade right?). "
-    "Students without a hub: practice and check. Anyone: inspect a real coding-agent session under the labs' rules."
+    "directory), demo, and validate (do the tests grade right?). Students without a hub: practice, check and hint. "
+    "Anyone: inspect a real coding-agent session under the labs' rules."
 )
 
 COMMANDS = (
@@ -44,6 +44,7 @@ COMMANDS = (
     "demo",
     "practice",
     "check",
+    "hint",
     "inspect",
 )
 """The commands, in the order ``--help`` lists them; each is the module ``workbook.cli.<command>``."""

@@ -35,6 +35,14 @@ SECONDS = 60.0
 """How long the checks of all chosen labs may take before they are stopped (an endless loop, say)."""
 
 
+def require_package(workspace: Path) -> Path:
+    """``workspace`` resolved; raises ``CourseError`` unless it holds a ``compaction_lab/`` package."""
+    workspace = workspace.expanduser().resolve()
+    if not (workspace / PACKAGE / "__init__.py").is_file():
+        raise CourseError(f"no {PACKAGE}/ package in {workspace}; make one with `workbook practice DIR`")
+    return workspace
+
+
 def check_command(report: Path, lab: int | None = None) -> list[str]:
     """The command line that runs the checks of ``lab`` (None: every lab), reporting to file ``report``."""
     return [sys.executable, "-m", RUNNER, str(report), *([str(lab)] if lab is not None else [])]
@@ -62,9 +70,7 @@ def run_checks(
     stopped at says why and the labs after it say they were not checked. Raises ``CourseError`` if the
     workspace has no package or the runner could not start (quoting its last error line).
     """
-    workspace = workspace.expanduser().resolve()
-    if not (workspace / PACKAGE / "__init__.py").is_file():
-        raise CourseError(f"no {PACKAGE}/ package in {workspace}; make one with `workbook practice DIR`")
+    workspace = require_package(workspace)
     with tempfile.TemporaryDirectory(prefix="workbook-check-") as scratch:
         report = Path(scratch) / "report.jsonl"
         report.touch()
