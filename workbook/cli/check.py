@@ -29,6 +29,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         choices=("en", "zh", "vi"),
         help="the lines' language: en, zh or vi (default: your workspace's, from its release)",
     )
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="check again after every save of a .py file in compaction_lab/, until Ctrl-C",
+    )
     parser.set_defaults(run=run)
 
 
@@ -44,10 +49,24 @@ def show_report(console, report: CheckReport, overview: bool) -> None:
 
 
 def run(args: argparse.Namespace, console) -> int:
-    """``workbook check``: the lines (``show_report``) and the exit code."""
+    """``workbook check``: the lines (``show_report``) and the exit code; with ``--watch``, every run's lines
+    under a rule naming the files saved, and exit code 0 on Ctrl-C."""
     from workbook.student.check import run_checks
 
     overview = args.lab is None
+    if args.watch:
+        from rich.text import Text
+
+        from workbook.student.watch import watch_checks
+
+        def show(report: CheckReport, saved: list[str]) -> None:
+            if saved:
+                console.rule(Text(", ".join(saved)), style="dim")
+            show_report(console, report, overview)
+            console.file.flush()  # a pipe (tee, a log) shows each run as it ends
+
+        watch_checks(show, args.workspace, args.lab, args.language)
+        return 0
     report = run_checks(args.workspace, args.lab, language=args.language)
     show_report(console, report, overview)
     return 0 if report.lines and all(line["passed"] for line in report.lines) else 1
