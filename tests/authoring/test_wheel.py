@@ -86,4 +86,9 @@ def test_workbook_check_runs_from_the_wheel_without_the_test_extras(installed, t
     done = completed(installed / "workbook", "check", "--workspace", tmp_path / "labs", cwd=tmp_path)
     assert (done.returncode, done.stderr) == (1, "")
     assert done.stdout.splitlines()[0] == "lab 1: not started (parse_compaction_entry raises LabNotImplementedError)"
-    assert len(done.stdout.splitlines()) == 5 and "Traceback" not in done.stdout
+    assert len(done.stdout.splitlines()) == 6 and "Traceback" not in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("Next: lab 1: write parse_compaction_entry() ")
+    hint = ("hint", "2", "result_before_its_call", "--workspace", tmp_path / "labs", "--language", "zh")
+    done = completed(installed / "workbook", *hint, cwd=tmp_path)  # the editions' hints ship in the wheel
+    translated = "结果可以在交互中出现在其调用之前：在交互关闭时再配对。"
+    assert (done.returncode, done.stdout) == (0, f"result_before_its_call: {translated}\n")
