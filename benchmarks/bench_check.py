@@ -23,9 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from workbook.cli.main import COMMANDS
 from workbook.paths import REPO, SOLUTIONS
 
+OLD_HELP_IMPORTS = ("workbook.pipeline.autograde", "workbook.pipeline.feedback", "workbook.pipeline.export")
+"""What the old ``--help`` imported with every command's module: the work, nbgrader with it."""
 LAB_TEST_FILES = ["test_records.py", "test_grouping.py", "test_budget.py", "test_compaction.py", "test_resumption.py"]
 
 
@@ -54,7 +55,7 @@ def main() -> None:
                 "workbook --help",
                 0.5,
                 [*workbook, "--help"],
-                [sys.executable, "-c", "import " + ", ".join(sorted(set(COMMANDS.values())))],
+                [sys.executable, "-c", f"import {', '.join(OLD_HELP_IMPORTS)}"],
             ),
             (
                 "workbook check 3",
