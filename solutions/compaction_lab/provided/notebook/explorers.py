@@ -2,7 +2,9 @@
 
 Each explorer returns a widget; put it last in a cell to show it. Every redraw calls the
 lab function afresh (so an edited, auto-reloaded module is used) inside ``demo()``, so a
-lab that is not written yet shows its red "not implemented" box instead of an error.
+lab that is not written yet shows its red "not implemented" box instead of an error. While
+a lab the explorer's lab uses is not done yet, the course's answers stand in for it
+(``checking.answers.on_its_own``) at the settings the explorer opens with.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from IPython.display import HTML, display
 
 from ... import budget, compaction, grouping
 from ...records import Entry
+from ..checking.answers import on_its_own
 from ..errors import CompactionError
 from ..example import SYSTEM_PROMPT, estimate_example_tokens, example_entries, example_summary
 from ..scenarios import compacted_path, example_options, long_session, resumed_path, twice_compacted_path
@@ -91,7 +94,7 @@ def budget_explorer() -> widgets.Widget:
         slider.layout, slider.style = widgets.Layout(**SLIDER_LAYOUT), SLIDER_STYLE
 
     def draw(max_tokens: int, reserved_output: int, safety_margin: int) -> None:
-        with demo():
+        with demo(), on_its_own(3):
             display(HTML(budget_view(max_tokens, reserved_output, safety_margin)))
 
     return widgets.VBox([*sliders.values(), widgets.interactive_output(draw, sliders)])
@@ -149,7 +152,8 @@ def resumption_explorer() -> widgets.Widget:
     )
 
     def draw(name: str, max_tokens: int) -> None:
-        display(HTML(resumption_view(cases[name], max_tokens)))
+        with on_its_own(5):
+            display(HTML(resumption_view(cases[name], max_tokens)))
 
     return widgets.VBox(
         [choice, max_tokens, widgets.interactive_output(draw, {"name": choice, "max_tokens": max_tokens})]
@@ -168,7 +172,7 @@ def compaction_explorer(
     def draw(window: int, ratio: float) -> None:
         path = long_session()
         options = example_options(window, reserved_output, safety_margin)
-        with demo():
+        with demo(), on_its_own(4):
             trigger = compaction.compaction_trigger(window, reserved_output, ratio)
             estimated = estimate_example_tokens(SYSTEM_PROMPT) + sum(
                 estimate_example_tokens(entry["message"]) for entry in path
