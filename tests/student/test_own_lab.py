@@ -1,10 +1,11 @@
 """Issue 24: every lab checkable on its own. A correct lab with every other lab still the starter passes all its
-visible checks in ``workbook check``, the course's answers standing in for the labs it uses (``checking.answers``),
-and a lab with a mistake of the validity bank fails the same checks on the starters as on the solutions. The
-grader never reads the course's answers."""
+visible checks in ``workbook check`` and in its notebook's status and test cells, the course's answers standing in
+for the labs it uses (``checking.answers``), and a lab with a mistake of the validity bank fails the same checks
+on the starters as on the solutions."""
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import subprocess
@@ -12,10 +13,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from notebook_runs import execute
 from packages import STARTER_PACKAGE
 
 from compaction_lab.provided.checking.case import visible_cases
 from compaction_lab.provided.labs import lab
+from compaction_lab.provided.notebook.views import GREEN, RED
 from workbook.authoring.bank import Correct, bank, module_text
 from workbook.cli.main import main
 from workbook.paths import SOLUTIONS
@@ -94,3 +97,32 @@ def test_a_bank_entry_fails_the_same_checks_among_starters_as_among_solutions(en
     }
     if isinstance(entry, Correct):
         assert set(with_starters.values()) == {"passed"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", sorted(OWN_LINES))
+def test_a_correct_lab_among_starters_is_green_in_its_notebook(number, tmp_path):
+    """The notebook run top to bottom (nbclient) on the starters with the reference lab ``number``: its status box
+    is green and says which labs the course answered for, every test cell with visible checks passes, and its
+    explorer draws at the settings it opens with."""
+    info = lab(number)
+    package = workspace(
+        tmp_path / "package", STARTER_PACKAGE, info.module, (SOLUTIONS / f"{info.module}.py").read_text("utf-8")
+    )
+    notebook = execute(info, package / "compaction_lab", tmp_path)
+    status = next(cell for cell in notebook.cells if cell.get("id") == f"lab{number}-status")
+    [shown] = [output["data"]["text/html"] for output in status.outputs]
+    assert shown.count(GREEN) >= 1 and RED not in shown, shown
+    assert OWN_LINES[number].rpartition(" (")[2].rstrip(")") in html.unescape(shown)
+    visible = {case.grade_id for case in visible_cases(number)}
+    graded = [
+        cell for cell in notebook.cells if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") in visible
+    ]
+    assert len(graded) >= 3
+    for cell in graded:
+        printed = "".join(output.get("text", "") for output in cell.outputs)
+        assert [output.output_type for output in cell.outputs if output.output_type == "error"] == [], cell.id
+        assert "✓" in printed and "✗" not in printed and "not done yet" in printed, (cell.id, printed)
+    state = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    drawn = json.dumps([model["state"].get("outputs", []) for model in state.values()])
+    assert drawn.count("<table") >= 1 and "not implemented" not in drawn and "not done yet" not in drawn, drawn

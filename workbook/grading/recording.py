@@ -123,6 +123,7 @@ def _explorer_drawings() -> dict[int, list[Callable[[], Any]]]:
 
     return {
         3: [functools.partial(explorers.budget_view, 31, 4, 2)],
+        4: [functools.partial(explorers.compaction_view, **explorers.COMPACTION_OPENS_AT)],
         5: [functools.partial(explorers.resumption_view, path, 43) for path in explorers.resumption_cases().values()],
     }
 

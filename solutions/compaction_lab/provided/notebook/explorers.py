@@ -160,55 +160,70 @@ def resumption_explorer() -> widgets.Widget:
     )
 
 
+def compaction_view(
+    window: int,
+    ratio: float,
+    reserved_output: int = 8,
+    safety_margin: int = 2,
+    summary_max_tokens: int = 12,
+    retain_recent_messages: int = 2,
+) -> str:
+    """Lab 4's going-further drawing on ``long_session()``: the estimated input against the trigger, the tool
+    rounds with the boundary and where ``compact`` keeps from, and the context before and after ``compact`` (a
+    scripted summarizer replying the example summary)."""
+    path = long_session()
+    options = example_options(window, reserved_output, safety_margin)
+    trigger = compaction.compaction_trigger(window, reserved_output, ratio)
+    estimated = estimate_example_tokens(SYSTEM_PROMPT) + sum(
+        estimate_example_tokens(entry["message"]) for entry in path
+    )
+    due = compaction.should_compact(estimated, window, reserved_output, ratio)
+    cut = compaction.select_compaction_boundary(
+        path,
+        target_tokens=trigger,
+        summary_max_tokens=summary_max_tokens,
+        retain_recent_messages=retain_recent_messages,
+        estimate_tokens=estimate_example_tokens,
+        fixed_tokens=estimate_example_tokens(SYSTEM_PROMPT),
+    )
+    store = InMemorySessionStore()
+    for entry in path:
+        store.append(entry)
+    settings = compaction.CompactionOptions(
+        options, summary_max_tokens, retain_recent_messages, ratio, new_id=lambda: "compact-1", clock=lambda: 100
+    )
+    try:
+        result, failure = compaction.compact(store, "a7", settings, ScriptedSummarizer(example_summary())), None
+    except CompactionError as error:
+        result, failure = None, error
+    return (
+        _trigger_line(estimated, window, reserved_output, ratio, trigger, due)
+        + _cut_table(path, cut, result)
+        + "<p><b>Before: what the model would see</b></p>"
+        + context_view(budget.build_context(path, options))
+        + "<p><b>After compact</b></p>"
+        + _after(store, result, failure, options)
+    )
+
+
+COMPACTION_OPENS_AT = {"window": 64, "ratio": 0.8}
+"""The settings the compaction explorer opens with."""
+
+
 def compaction_explorer(
     reserved_output: int = 8, safety_margin: int = 2, summary_max_tokens: int = 12, retain_recent_messages: int = 2
 ) -> widgets.Widget:
-    """Lab 4, going further: sliders for the window and the ratio on ``long_session()``; shows the estimated
-    input against the trigger, the tool rounds with the boundary and where ``compact`` keeps from, and the
-    context before and after ``compact`` (with a scripted summarizer replying the example summary)."""
-    window = widgets.IntSlider(value=64, min=30, max=100, description="window")
-    ratio = widgets.FloatSlider(value=0.8, min=0.5, max=1.0, step=0.05, description="ratio")
+    """Lab 4, going further: sliders for the window and the ratio on ``long_session()`` (``compaction_view``)."""
+    window = widgets.IntSlider(value=COMPACTION_OPENS_AT["window"], min=30, max=100, description="window")
+    ratio = widgets.FloatSlider(value=COMPACTION_OPENS_AT["ratio"], min=0.5, max=1.0, step=0.05, description="ratio")
 
     def draw(window: int, ratio: float) -> None:
-        path = long_session()
-        options = example_options(window, reserved_output, safety_margin)
         with demo(), on_its_own(4):
-            trigger = compaction.compaction_trigger(window, reserved_output, ratio)
-            estimated = estimate_example_tokens(SYSTEM_PROMPT) + sum(
-                estimate_example_tokens(entry["message"]) for entry in path
-            )
-            due = compaction.should_compact(estimated, window, reserved_output, ratio)
-            cut = compaction.select_compaction_boundary(
-                path,
-                target_tokens=trigger,
-                summary_max_tokens=summary_max_tokens,
-                retain_recent_messages=retain_recent_messages,
-                estimate_tokens=estimate_example_tokens,
-                fixed_tokens=estimate_example_tokens(SYSTEM_PROMPT),
-            )
-            store = InMemorySessionStore()
-            for entry in path:
-                store.append(entry)
-            settings = compaction.CompactionOptions(
-                options,
-                summary_max_tokens,
-                retain_recent_messages,
-                ratio,
-                new_id=lambda: "compact-1",
-                clock=lambda: 100,
-            )
-            try:
-                result, failure = compaction.compact(store, "a7", settings, ScriptedSummarizer(example_summary())), None
-            except CompactionError as error:
-                result, failure = None, error
             display(
                 HTML(
-                    _trigger_line(estimated, window, reserved_output, ratio, trigger, due)
-                    + _cut_table(path, cut, result)
-                    + "<p><b>Before: what the model would see</b></p>"
-                    + context_view(budget.build_context(path, options))
-                    + "<p><b>After compact</b></p>"
-                    + _after(store, result, failure, options)
+                    compaction_view(
+                        window, ratio, reserved_output, safety_margin, summary_max_tokens, retain_recent_messages
+                    )
                 )
             )
 
