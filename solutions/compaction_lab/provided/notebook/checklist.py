@@ -9,8 +9,9 @@ notebook's status light (``status.show_status``) shows a lab's checklist; ``work
 - ``lab 3: 5/5 visible checks pass; hidden tests run at grading``
 - ``lab 4: 11/11 visible checks pass; hidden tests run at grading; extra credit: not started``
 - ``lab 4: not started (create_compaction_entry raises LabNotImplementedError)``
-- ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not implemented yet; ...);
-  the grader runs lab 3 with a reference lab 2, so its points do not wait for yours``
+- ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not done yet, and the
+  course's code never makes this call on these inputs, ...); the grader runs lab 3 with a reference lab 2, so its
+  points do not wait for yours``
 - ``lab 3: 3/5 visible checks pass; window_30_keeps_one: called ..., got ..., expected ...``
 - ``lab 3: 5/5 visible checks pass; hidden tests run at grading (lab 2 is not done yet: lab 3 is checked with
   the course's answers for lab 2's calls on these inputs)``
