@@ -126,3 +126,11 @@ def test_a_correct_lab_among_starters_is_green_in_its_notebook(number, tmp_path)
     state = notebook.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
     drawn = json.dumps([model["state"].get("outputs", []) for model in state.values()])
     assert drawn.count("<table") >= 1 and "not implemented" not in drawn and "not done yet" not in drawn, drawn
+
+
+def test_without_the_courses_answers_a_lab_is_checked_as_it_is(tmp_path, capsys):
+    """A package whose ``answers.json`` is missing checks every lab on the student's code alone, as before."""
+    folder = workspace(tmp_path, STARTER_PACKAGE, "budget", (SOLUTIONS / "budget.py").read_text(encoding="utf-8"))
+    (folder / "compaction_lab" / "provided" / "checking" / "answers.json").unlink()
+    assert main(["check", "3", "--workspace", str(folder)]) == 1
+    assert capsys.readouterr().out.startswith("lab 3: blocked by lab 2 (Lab 2 (interaction grouping): ")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import importlib
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -102,8 +103,6 @@ def functions_by_lab() -> dict[str, list[str]]:
 
 @contextmanager
 def _recording(recorder: _Recorder) -> Iterator[None]:
-    import importlib
-
     from compaction_lab.provided.checking.answers import replaced
 
     wrapped = {}
@@ -122,9 +121,12 @@ def _explorer_drawings() -> dict[int, list[Callable[[], Any]]]:
     from compaction_lab.provided.notebook import explorers
 
     return {
-        3: [functools.partial(explorers.budget_view, 31, 4, 2)],
+        3: [functools.partial(explorers.budget_view, **explorers.BUDGET_OPENS_AT)],
         4: [functools.partial(explorers.compaction_view, **explorers.COMPACTION_OPENS_AT)],
-        5: [functools.partial(explorers.resumption_view, path, 43) for path in explorers.resumption_cases().values()],
+        5: [
+            functools.partial(explorers.resumption_view, path, explorers.RESUMPTION_OPENS_AT)
+            for path in explorers.resumption_cases().values()
+        ],
     }
 
 

@@ -83,12 +83,17 @@ def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> st
     )
 
 
+BUDGET_OPENS_AT = {"max_tokens": 31, "reserved_output": 4, "safety_margin": 2}
+"""The settings the budget explorer opens with: the example's budget."""
+
+
 def budget_explorer() -> widgets.Widget:
     """Lab 3: sliders for the window and its fixed costs (``budget_view``)."""
+    opens_at = BUDGET_OPENS_AT
     sliders = {
-        "max_tokens": widgets.IntSlider(value=31, min=0, max=50, description="max_tokens"),
-        "reserved_output": widgets.IntSlider(value=4, min=0, max=20, description="reserved"),
-        "safety_margin": widgets.IntSlider(value=2, min=0, max=20, description="margin"),
+        "max_tokens": widgets.IntSlider(value=opens_at["max_tokens"], min=0, max=50, description="max_tokens"),
+        "reserved_output": widgets.IntSlider(value=opens_at["reserved_output"], min=0, max=20, description="reserved"),
+        "safety_margin": widgets.IntSlider(value=opens_at["safety_margin"], min=0, max=20, description="margin"),
     }
     for slider in sliders.values():
         slider.layout, slider.style = widgets.Layout(**SLIDER_LAYOUT), SLIDER_STYLE
@@ -141,6 +146,10 @@ def resumption_view(path: list[Entry], max_tokens: int) -> str:
     )
 
 
+RESUMPTION_OPENS_AT = 43
+"""The window (tokens) the resumption explorer opens with, for each of its paths."""
+
+
 def resumption_explorer() -> widgets.Widget:
     """Lab 5: choose a path and a window (``resumption_view``)."""
     cases = resumption_cases()
@@ -148,7 +157,12 @@ def resumption_explorer() -> widgets.Widget:
         options=list(cases), value="compact-1, then u4 and a4", description="path", layout={"width": "40em"}
     )
     max_tokens = widgets.IntSlider(
-        value=43, min=0, max=80, description="max_tokens", layout=widgets.Layout(**SLIDER_LAYOUT), style=SLIDER_STYLE
+        value=RESUMPTION_OPENS_AT,
+        min=0,
+        max=80,
+        description="max_tokens",
+        layout=widgets.Layout(**SLIDER_LAYOUT),
+        style=SLIDER_STYLE,
     )
 
     def draw(name: str, max_tokens: int) -> None:
