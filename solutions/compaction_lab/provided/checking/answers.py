@@ -8,7 +8,8 @@ the explorers (at the settings they open with) make. Any other call raises ``Unr
 to finish. A recorded answer that needs a call back into a lab that is yours (``build_context`` calling your
 ``resume_point``) makes that call, and holds only if your code answers as the reference's did
 (``CourseAnswerMismatch`` otherwise). Once a used lab passes its visible checks, your own code answers, as
-before. The grader never reads this file: it grades each lab with the reference code of the labs it uses.
+before (``alone`` decides which labs the course answers for). The grader never reads this file: it grades
+each lab with the reference code of the labs it uses.
 
 What the file holds reveals nothing the visible cases do not: every call in it is one the reference makes while
 it computes a visible case's expected value (``visible.json`` holds that value) or an explorer's drawing of the
@@ -37,12 +38,10 @@ from types import ModuleType
 from typing import Any
 
 from .. import errors
-from ..labs import LABS, lab
+from ..labs import LABS
 from ..messages import say
 from . import sharing
-from .case import Case, visible_cases
-from .limits import run_visible
-from .verdict import Verdict, same
+from .verdict import same
 
 ANSWERS_FILE = Path(__file__).with_name("answers.json")
 PACKAGE = __name__.split(".")[0]
@@ -75,6 +74,11 @@ def call_key(function: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> st
     """The key of a call of lab function ``function`` (``grouping.group_interactions``) on ``args`` and
     ``kwargs``: its name and inputs as wire data in one JSON text. ``WireError`` for inputs that are not data."""
     return json.dumps([function, wire().to_wire([list(args), dict(kwargs)], "inputs", _named)], sort_keys=True)
+
+
+def available() -> bool:
+    """Whether the package holds the course's answers (a readable ``answers.json``)."""
+    return bool(_answers()["functions"])
 
 
 def lab_functions(number: int) -> tuple[str, ...]:
@@ -198,35 +202,3 @@ def answering(labs: Iterable[int]) -> Iterator[None]:
         {function: stand_in(function, answered) for number in answered for function in lab_functions(number)}
     ):
         yield
-
-
-def passes_alone(number: int) -> bool:
-    """Whether lab ``number``'s own visible checks (extra credit apart) all pass with the labs it uses answering
-    from the course's answers: the lab is done, whatever the state of the others."""
-    cases = tuple(case for case in visible_cases(number) if not case.extra_credit)
-    with answering(lab(number).uses):
-        return bool(cases) and all(item.passed for item in run_visible(cases))
-
-
-def answered_labs(number: int) -> tuple[int, ...]:
-    """The labs lab ``number`` uses that are not done yet (``passes_alone``): the course answers for them while
-    lab ``number`` is checked."""
-    if not _answers()["functions"]:
-        return ()
-    return tuple(used for used in lab(number).uses if not passes_alone(used))
-
-
-@contextlib.contextmanager
-def on_its_own(number: int) -> Iterator[tuple[int, ...]]:
-    """While inside, the course answers for the labs lab ``number`` uses that are not done yet
-    (``answered_labs``, which it yields)."""
-    answered = answered_labs(number)
-    with answering(answered):
-        yield answered
-
-
-def run_on_its_own(number: int, cases: tuple[Case, ...]) -> tuple[list[Verdict], tuple[int, ...]]:
-    """Run ``cases`` of lab ``number`` (``run_visible``) with the course answering for the labs it uses that are
-    not done yet; return the verdicts and those labs."""
-    with on_its_own(number) as answered:
-        return run_visible(cases), answered

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..checking.answers import run_on_its_own
+from ..checking.alone import run_on_its_own
 from ..checking.case import visible_cases
 from ..checking.verdict import SHORT, first_difference
 from ..errors import LabNotImplementedError

@@ -28,7 +28,7 @@ import json
 import sys
 from dataclasses import dataclass
 
-from ..checking.answers import run_on_its_own
+from ..checking.alone import run_on_its_own
 from ..checking.case import Case, is_extra_credit, visible_cases
 from ..checking.verdict import Verdict
 from ..labs import LABS, Lab, lab

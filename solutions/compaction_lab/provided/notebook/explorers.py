@@ -4,7 +4,7 @@ Each explorer returns a widget; put it last in a cell to show it. Every redraw c
 lab function afresh (so an edited, auto-reloaded module is used) inside ``demo()``, so a
 lab that is not written yet shows its red "not implemented" box instead of an error. While
 a lab the explorer's lab uses is not done yet, the course's answers stand in for it
-(``checking.answers.on_its_own``) at the settings the explorer opens with.
+(``checking.alone.on_its_own``) at the settings the explorer opens with.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from IPython.display import HTML, display
 
 from ... import budget, compaction, grouping
 from ...records import Entry
-from ..checking.answers import on_its_own
+from ..checking.alone import on_its_own
 from ..errors import CompactionError
 from ..example import SYSTEM_PROMPT, estimate_example_tokens, example_entries, example_summary
 from ..scenarios import compacted_path, example_options, long_session, resumed_path, twice_compacted_path
