@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
 import pytest
 from conftest import SHARED
-from nbclient import NotebookClient
 from nbgrader import nbgraderformat
+from notebook_runs import execute as run_notebook
 from packages import STARTER_PACKAGE
 
 from compaction_lab.provided.checking.case import is_extra_credit, visible_cases
@@ -77,13 +76,7 @@ def not_implemented(lab) -> re.Pattern:
 
 def execute(lab, package: str, folder: Path) -> nbformat.NotebookNode:
     """Run ``lab``'s notebook in ``folder`` beside a copy of ``package`` (errors kept as outputs)."""
-    shutil.copy(NOTEBOOKS / lab.notebook, folder)
-    shutil.copytree(PACKAGES[package], folder / "compaction_lab", ignore=shutil.ignore_patterns("__pycache__"))
-    notebook = nbformat.read(folder / lab.notebook, as_version=4)
-    NotebookClient(
-        notebook, timeout=300, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(folder)}}
-    ).execute()
-    return notebook
+    return run_notebook(lab, PACKAGES[package], folder)
 
 
 def problems(outputs: list) -> list[str]:

@@ -14,13 +14,14 @@ from compaction_lab.provided.notebook import cells, status
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
-def failing(cases):
-    return [Verdict(case.key, "failed", f"called {case.call}, got 1, expected 2") for case in cases]
+def failing(number, cases):
+    """``run_on_its_own`` failing every case, every lab it uses done."""
+    return [Verdict(case.key, "failed", f"called {case.call}, got 1, expected 2") for case in cases], ()
 
 
 def test_a_failing_cell_closes_with_one_line_naming_it_and_its_points(monkeypatch, capsys) -> None:
     monkeypatch.chdir(NOTEBOOKS)  # a kernel runs beside its notebook
-    monkeypatch.setattr(cells, "run_visible", failing)
+    monkeypatch.setattr(cells, "run_on_its_own", failing)
     with pytest.raises(cells.ChecksFailed) as raised:
         cells.check("lab3_trim_boundary")
     assert str(raised.value) == "lab3_trim_boundary (1 point): 2 of 2 checks failed (the ✗ lines above)"
@@ -31,7 +32,7 @@ def test_a_failing_cell_closes_with_one_line_naming_it_and_its_points(monkeypatc
 
 def test_without_its_notebook_the_closing_line_leaves_the_points_out(monkeypatch, tmp_path) -> None:
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(cells, "run_visible", failing)
+    monkeypatch.setattr(cells, "run_on_its_own", failing)
     with pytest.raises(cells.ChecksFailed, match=r"^lab3_trim_boundary: 2 of 2 checks failed"):
         cells.check("lab3_trim_boundary")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from compaction_lab.provided import messages
-from compaction_lab.provided.errors import LabNotImplementedError
+from compaction_lab.provided.errors import LabNotImplementedError, UnrecordedCallError
 from compaction_lab.provided.labs import LABS
 from compaction_lab.provided.messages import MESSAGES, PLACEHOLDER, language, not_implemented_in, say
 from compaction_lab.provided.notebook import status as status_module
@@ -127,3 +127,28 @@ def test_the_relay_rebuilds_an_editions_not_implemented_error_as_english_does(co
     )
     assert type(error) is type(english) is LabNotImplementedError
     assert (error.lab, error.function, str(error)) == (english.lab, english.function, str(english))
+
+
+@pytest.mark.parametrize("code", ["en", "zh", "vi"])
+def test_a_call_the_course_has_no_answer_for_names_the_lab_to_finish_in_each_language(code: str, in_language) -> None:
+    in_language(code)
+    error = UnrecordedCallError(2, "group_interactions")
+    assert isinstance(error, LabNotImplementedError) and (error.lab, error.function) == (2, "group_interactions")
+    assert not_implemented_in(str(error)) == (2, "group_interactions")
+    assert "02_interaction_grouping.ipynb" in str(error)
+
+
+def test_what_a_lab_was_checked_on_in_each_language(in_language) -> None:
+    lab3 = next(item for item in LABS if item.number == 3)
+    assert Checklist(lab3, answered=(2, 5)).checked_on() == (
+        "labs 2, 5 are not done yet: lab 3 is checked with the course's answers for their calls on these inputs"
+    )
+    assert Checklist(lab3, answered=(2,)).checked_on() == (
+        "lab 2 is not done yet: lab 3 is checked with the course's answers for lab 2's calls on these inputs; "
+        "lab 3 is checked on your own lab 5"
+    )
+    assert Checklist(lab3).checked_on() == "lab 3 is checked on your own labs 2, 5"
+    assert Checklist(lab3, answered=(2,)).checked_on(own=False).startswith("lab 2 is not done yet")
+    assert Checklist(next(item for item in LABS if item.number == 2)).checked_on() == ""
+    in_language("zh")
+    assert Checklist(lab3).checked_on() == "实验 3 用你自己的实验 2, 5 来检查"

@@ -26,3 +26,20 @@ def test_every_visible_case_reads_the_same_after_a_lab_module_is_reloaded(lab) -
     before = statuses()
     saved.reload(importlib.import_module(f"compaction_lab.{lab.module}"))
     assert statuses() == before
+
+
+def test_the_courses_answers_stand_in_for_every_binding_of_a_reloaded_lab() -> None:
+    """After a reload, ``grouping.group_interactions`` is a new object while ``budget`` still holds the earlier
+    one (autoreload gives it the new code): while the course answers for lab 2, both are its stand-in, and both are
+    put back after."""
+    from compaction_lab import budget, grouping
+    from compaction_lab.provided.checking.answers import answering
+
+    saved.reload(grouping)
+    before = (budget.group_interactions, grouping.group_interactions)
+    assert before[0] is not before[1]
+    with answering((2,)):
+        standing_in = {budget.group_interactions.__qualname__, grouping.group_interactions.__qualname__}
+        assert standing_in == {"stand_in.<locals>.answer"}
+        assert run_visible(visible_cases(3))[0].passed
+    assert (budget.group_interactions, grouping.group_interactions) == before

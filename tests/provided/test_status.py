@@ -74,6 +74,7 @@ def test_green_with_every_visible_check_listed(shown: list[str]) -> None:
         f"✓ {case.grade_id} · {case.name}: {case.call}" for case in visible_cases(3)
     ]
     assert status.checklist.cases == visible_cases(3)  # extra-credit checks listed too, counted apart
+    assert status.detail == "lab 3 is checked on your own labs 2, 5"
     assert GREEN in shown[0] and shown[0].count("✓") == len(visible_cases(3))
 
 

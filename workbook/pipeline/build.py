@@ -13,6 +13,7 @@ from workbook.course.layout import DEFAULT_COURSE, DEFAULT_COURSE_ID, PACKAGE, C
 from workbook.course.packages import starter_package
 from workbook.errors import CourseError
 from workbook.grading.casebook import KINDS, write_visible_file
+from workbook.grading.recording import write_answers_file
 from workbook.manifest import LABS
 from workbook.paths import LAB_CASES, NOTEBOOKS, STARTERS
 
@@ -72,6 +73,7 @@ def build(
     starter_package(course.source / PACKAGE, starters=starters)
     mark_package(course.source / PACKAGE, language)
     write_visible_file(course.source / PACKAGE, course.cases)
+    write_answers_file(course.source / PACKAGE, course.cases)
     with course.gradebook():
         pass  # creates the database and its tables
     return course

@@ -20,6 +20,7 @@ import nbformat
 from workbook.course.layout import ASSIGNMENT, PACKAGE, Course, CourseError
 from workbook.course.packages import modules, starter_package
 from workbook.grading.casebook import write_visible_file
+from workbook.grading.recording import write_answers_file
 from workbook.grading.scoring import course_case_book
 from workbook.paths import STARTERS
 
@@ -144,6 +145,7 @@ def check_release(course: Course, starters: Path = STARTERS) -> None:
     with tempfile.TemporaryDirectory(prefix="workbook-release-") as scratch:
         expected_package = starter_package(Path(scratch) / PACKAGE, starters=starters)
         write_visible_file(expected_package, course.cases)
+        write_answers_file(expected_package, course.cases)
         expected = modules(expected_package)
         if modules(package) != expected:
             problems.append(f"{package}: its files differ from a starter package's")
@@ -161,6 +163,7 @@ def release(course: Course) -> list[Path]:
     Raises ``CourseError`` with nbgrader's log when generation fails, ``ReleaseLeakError`` when the check fails.
     """
     write_visible_file(course.source / PACKAGE, course.cases)  # the course's cases as they are now
+    write_answers_file(course.source / PACKAGE, course.cases)
     result = course.api().generate_assignment(ASSIGNMENT, force=True, create=True)
     if not result["success"]:
         raise CourseError(f"nbgrader generate_assignment failed:\n{result.get('log', '')}{result.get('error', '')}")

@@ -2,7 +2,9 @@
 
 Every error a lab raises for bad input is a ``ValueError`` subclass whose message names the
 entry id or tool call id at fault (and, for records, the field path). ``LabNotImplementedError``
-is the one a starter raises until the student has written a lab.
+is the one a starter raises until the student has written a lab; ``UnrecordedCallError`` and
+``CourseAnswerMismatch`` are what a lab not done yet raises while the course answers for it
+(``checking/answers.py``).
 """
 
 from __future__ import annotations
@@ -64,3 +66,28 @@ class LabNotImplementedError(NotImplementedError):
         """The lab number and function a ``LabNotImplementedError`` message in any language names
         (``(3, "replay")``), or None."""
         return not_implemented_in(message)
+
+
+class UnrecordedCallError(LabNotImplementedError):
+    """Raised by a lab not done yet that the course answers for (``checking/answers.py``) when it is called on an
+    input the course recorded no answer for: finish that lab to check this call.
+
+    A ``LabNotImplementedError`` (a check it stops reads "not started"); the message says which lab to finish, e.g.
+    ``Lab 1 (record parsing): parse_compaction_entry() is not done yet, and the course's code never makes this
+    call on these inputs, so it has no answer for it; finish lab 1 to check it (see 01_record_parsing.ipynb)``.
+    """
+
+    def __init__(self, lab_number: int, function: str) -> None:
+        info = lab(lab_number)
+        self.lab = lab_number
+        self.function = function
+        NotImplementedError.__init__(
+            self,
+            say("unrecorded_call", lab=lab_number, title=title(lab_number), function=function, notebook=info.notebook),
+        )
+
+
+class CourseAnswerMismatch(Exception):
+    """Raised by a lab not done yet that the course answers for, when its answer holds only for the course's
+    answer of a call it makes into your code (``build_context`` calling your ``resume_point``) and your code
+    answered otherwise; the message names both functions."""

@@ -57,6 +57,46 @@ MESSAGES: dict[str, dict[str, str]] = {
         "zh": "评分程序用参考实验 {other} 运行实验 {lab}，所以它的分数不必等你的实验 {other}",
         "vi": "bộ chấm chạy bài {lab} với bài {other} mẫu, nên điểm của nó không phải chờ bài của bạn",
     },
+    "answered_one": {
+        "en": "lab {labs} is not done yet: lab {lab} is checked with the course's answers for lab {labs}'s calls on "
+        "these inputs",
+        "zh": "实验 {labs} 尚未完成：实验 {lab} 在这些输入上用课程对实验 {labs} 的调用给出的答案来检查",
+        "vi": "bài {labs} chưa xong: bài {lab} được kiểm tra bằng câu trả lời của khoá học cho các lời gọi bài "
+        "{labs} trên những đầu vào này",
+    },
+    "answered_many": {
+        "en": "labs {labs} are not done yet: lab {lab} is checked with the course's answers for their calls on these "
+        "inputs",
+        "zh": "实验 {labs} 尚未完成：实验 {lab} 在这些输入上用课程对它们的调用给出的答案来检查",
+        "vi": "các bài {labs} chưa xong: bài {lab} được kiểm tra bằng câu trả lời của khoá học cho các lời gọi "
+        "chúng trên những đầu vào này",
+    },
+    "own_one": {
+        "en": "lab {lab} is checked on your own lab {labs}",
+        "zh": "实验 {lab} 用你自己的实验 {labs} 来检查",
+        "vi": "bài {lab} được kiểm tra trên bài {labs} của chính bạn",
+    },
+    "own_many": {
+        "en": "lab {lab} is checked on your own labs {labs}",
+        "zh": "实验 {lab} 用你自己的实验 {labs} 来检查",
+        "vi": "bài {lab} được kiểm tra trên các bài {labs} của chính bạn",
+    },
+    "unrecorded_call": {
+        "en": "Lab {lab} ({title}): {function}() is not done yet, and the course's code never makes this call on "
+        "these inputs, so it has no answer for it; finish lab {lab} to check it (see {notebook})",
+        "zh": "实验 {lab}（{title}）：{function}() 尚未完成，而课程的代码在这些输入上从不做这次调用，所以没有它的答案；"
+        "完成实验 {lab} 才能检查它（请看 {notebook}）",
+        "vi": "Bài {lab} ({title}): {function}() chưa xong, và mã của khoá học không bao giờ gọi như vậy trên những "
+        "đầu vào này, nên không có câu trả lời cho nó; hãy hoàn thành bài {lab} để kiểm tra nó (xem {notebook})",
+    },
+    "answer_mismatch": {
+        "en": "lab {lab} is not done yet: the course's answer for its {function}() holds only when your {inner}() "
+        "answers as the course's does, and on this input it does not",
+        "zh": "实验 {lab} 尚未完成：课程对其 {function}() 的答案只在你的 {inner}() 与课程的答得一样时成立，"
+        "而在这个输入上并不一样",
+        "vi": "bài {lab} chưa xong: câu trả lời của khoá học cho {function}() của nó chỉ đúng khi {inner}() của bạn "
+        "trả lời như của khoá học, và trên đầu vào này thì không",
+    },
     "visible_pass": {
         "en": "{passed}/{total} visible checks pass",
         "zh": "{passed}/{total} 个可见检查通过",
@@ -214,8 +254,13 @@ def _head_pattern(template: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-NOT_IMPLEMENTED = tuple(_head_pattern(MESSAGES["not_implemented"][code]) for code in LANGUAGES)
-"""The start of a ``LabNotImplementedError`` message in each language, naming the lab and the function."""
+NOT_IMPLEMENTED = tuple(
+    _head_pattern(MESSAGES[message_id][code])
+    for message_id in ("not_implemented", "unrecorded_call")
+    for code in LANGUAGES
+)
+"""The start of a ``LabNotImplementedError`` message (an ``UnrecordedCallError``'s too) in each language, naming the
+lab and the function."""
 
 
 def not_implemented_in(message: str) -> tuple[int, str] | None:

@@ -14,12 +14,13 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..checking.alone import run_on_its_own
 from ..checking.case import visible_cases
-from ..checking.limits import run_visible
 from ..checking.verdict import SHORT, first_difference
 from ..errors import LabNotImplementedError
 from ..labs import LABS
 from ..messages import say
+from .checklist import Checklist
 from .saved import sync
 from .status import cell_points
 
@@ -40,9 +41,10 @@ class ChecksFailed(AssertionError):
 def check(grade_id: str) -> None:
     """A notebook test cell: run the visible cases of ``grade_id``, print one line per case, and raise
     ``ChecksFailed`` with one closing line naming the cell and its points (``LabNotImplementedError`` while the
-    lab is not started), neither shown with a traceback. A cell without visible cases says its points are graded
-    by hidden tests. The lab's saved files (``saved.sync``) must compile first: otherwise the checks would run code
-    that is no longer in them.
+    lab is not started), neither shown with a traceback. While a lab it uses is not done yet, the course's answers
+    stand in for it (``checking.answers``) and a first line says so. A cell without visible cases says its points
+    are graded by hidden tests. The lab's saved files (``saved.sync``) must compile first: otherwise the checks
+    would run code that is no longer in them.
 
     What your code prints while the cases run, on stdout or stderr (a warning, a log line, a debug print), is
     collected and printed after the case lines, below ``PRINTED``, on stdout: it is shown, and never decides
@@ -63,7 +65,9 @@ def check(grade_id: str) -> None:
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
         warnings.simplefilter("always")  # a warning shown by an earlier cell is shown here again
-        verdicts = run_visible(cases)
+        verdicts, answered = run_on_its_own(lab.number, cases)
+    if answered:
+        print(Checklist(lab, answered=answered).checked_on(own=False))
     for case, result in zip(cases, verdicts, strict=True):
         print(
             f"{'✓' if result.passed else '✗'} {case.name}: {case.call}"

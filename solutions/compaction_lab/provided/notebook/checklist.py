@@ -9,9 +9,12 @@ notebook's status light (``status.show_status``) shows a lab's checklist; ``work
 - ``lab 3: 5/5 visible checks pass; hidden tests run at grading``
 - ``lab 4: 11/11 visible checks pass; hidden tests run at grading; extra credit: not started``
 - ``lab 4: not started (create_compaction_entry raises LabNotImplementedError)``
-- ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not implemented yet; ...);
-  the grader runs lab 3 with a reference lab 2, so its points do not wait for yours``
+- ``lab 3: blocked by lab 2 (Lab 2 (interaction grouping): group_interactions() is not done yet, and the
+  course's code never makes this call on these inputs, ...); the grader runs lab 3 with a reference lab 2, so its
+  points do not wait for yours``
 - ``lab 3: 3/5 visible checks pass; window_30_keeps_one: called ..., got ..., expected ...``
+- ``lab 3: 5/5 visible checks pass; hidden tests run at grading (lab 2 is not done yet: lab 3 is checked with
+  the course's answers for lab 2's calls on these inputs)``
 - ``lab 3: compaction_lab/budget.py does not compile: line 12: invalid syntax``
 
 Extra-credit checks (``Case.extra_credit``) are listed and counted apart; only the lab's own checks
@@ -25,8 +28,8 @@ import json
 import sys
 from dataclasses import dataclass
 
+from ..checking.alone import run_on_its_own
 from ..checking.case import Case, is_extra_credit, visible_cases
-from ..checking.limits import run_visible
 from ..checking.verdict import Verdict
 from ..labs import LABS, Lab, lab
 from ..messages import not_implemented_in, say
@@ -37,12 +40,14 @@ from .saved import load_problem
 @dataclass(frozen=True)
 class Checklist:
     """Lab ``lab``'s visible ``cases`` and their ``verdicts`` (in order), or the ``problem`` that kept them
-    from running (its module or its cases could not be loaded), in one sentence."""
+    from running (its module or its cases could not be loaded), in one sentence; ``answered``: the labs it uses
+    that are not done yet, for which the course's answers stood in (``checking.answers``)."""
 
     lab: Lab
     cases: tuple[Case, ...] = ()
     verdicts: tuple[Verdict, ...] = ()
     problem: str = ""
+    answered: tuple[int, ...] = ()
 
     @property
     def own(self) -> tuple[tuple[Case, Verdict], ...]:
@@ -99,8 +104,25 @@ class Checklist:
         """What a blocked lab's student should know: the grader does not wait for the other lab."""
         return say("graded_alone", lab=self.lab.number, other=self.waiting_for)
 
+    def checked_on(self, own: bool = True) -> str:
+        """What the checks ran on, in one sentence: the course's answers for the labs not done yet
+        (``answered_one`` / ``answered_many``), then with ``own`` the student's own labs used; empty for a lab
+        that uses none."""
+        own_labs = [number for number in self.lab.uses if number not in self.answered]
+        parts = [
+            say(f"{kind}_{'one' if len(labs) == 1 else 'many'}", lab=self.lab.number, labs=", ".join(map(str, labs)))
+            for kind, labs in (("answered", self.answered), ("own", own_labs if own else []))
+            if labs
+        ]
+        return "; ".join(parts)
+
     def summary(self) -> str:
-        """One line saying where the lab stands (see the module's docstring)."""
+        """One line saying where the lab stands (see the module's docstring), ending with the labs the course
+        answered for, if any (``checked_on``)."""
+        answered = self.checked_on(own=False) if self.state in ("passed", "failed") else ""
+        return self._standing() + (f" ({answered})" if answered else "")
+
+    def _standing(self) -> str:
         head = f"lab {self.lab.number}: "
         state = self.state
         if state == "broken":
@@ -129,7 +151,8 @@ def run_checklist(number: int) -> Checklist:
         cases = tuple(visible_cases(number))
     except Exception as error:  # a package whose provided cases are missing or changed
         return Checklist(info, problem=f"its visible checks could not be loaded: {type(error).__name__}: {error}")
-    return Checklist(info, cases, tuple(run_visible(cases)))
+    verdicts, answered = run_on_its_own(number, cases)
+    return Checklist(info, cases, tuple(verdicts), answered=answered)
 
 
 def main(argv: list[str]) -> int:

@@ -2,7 +2,9 @@
 
 Each explorer returns a widget; put it last in a cell to show it. Every redraw calls the
 lab function afresh (so an edited, auto-reloaded module is used) inside ``demo()``, so a
-lab that is not written yet shows its red "not implemented" box instead of an error.
+lab that is not written yet shows its red "not implemented" box instead of an error. While
+a lab the explorer's lab uses is not done yet, the course's answers stand in for it
+(``checking.alone.on_its_own``) at the settings the explorer opens with.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from IPython.display import HTML, display
 
 from ... import budget, compaction, grouping
 from ...records import Entry
+from ..checking.alone import on_its_own
 from ..errors import CompactionError
 from ..example import SYSTEM_PROMPT, estimate_example_tokens, example_entries, example_summary
 from ..scenarios import compacted_path, example_options, long_session, resumed_path, twice_compacted_path
@@ -80,18 +83,23 @@ def budget_view(max_tokens: int, reserved_output: int, safety_margin: int) -> st
     )
 
 
+BUDGET_OPENS_AT = {"max_tokens": 31, "reserved_output": 4, "safety_margin": 2}
+"""The settings the budget explorer opens with: the example's budget."""
+
+
 def budget_explorer() -> widgets.Widget:
     """Lab 3: sliders for the window and its fixed costs (``budget_view``)."""
+    opens_at = BUDGET_OPENS_AT
     sliders = {
-        "max_tokens": widgets.IntSlider(value=31, min=0, max=50, description="max_tokens"),
-        "reserved_output": widgets.IntSlider(value=4, min=0, max=20, description="reserved"),
-        "safety_margin": widgets.IntSlider(value=2, min=0, max=20, description="margin"),
+        "max_tokens": widgets.IntSlider(value=opens_at["max_tokens"], min=0, max=50, description="max_tokens"),
+        "reserved_output": widgets.IntSlider(value=opens_at["reserved_output"], min=0, max=20, description="reserved"),
+        "safety_margin": widgets.IntSlider(value=opens_at["safety_margin"], min=0, max=20, description="margin"),
     }
     for slider in sliders.values():
         slider.layout, slider.style = widgets.Layout(**SLIDER_LAYOUT), SLIDER_STYLE
 
     def draw(max_tokens: int, reserved_output: int, safety_margin: int) -> None:
-        with demo():
+        with demo(), on_its_own(3):
             display(HTML(budget_view(max_tokens, reserved_output, safety_margin)))
 
     return widgets.VBox([*sliders.values(), widgets.interactive_output(draw, sliders)])
@@ -138,6 +146,10 @@ def resumption_view(path: list[Entry], max_tokens: int) -> str:
     )
 
 
+RESUMPTION_OPENS_AT = 43
+"""The window (tokens) the resumption explorer opens with, for each of its paths."""
+
+
 def resumption_explorer() -> widgets.Widget:
     """Lab 5: choose a path and a window (``resumption_view``)."""
     cases = resumption_cases()
@@ -145,66 +157,87 @@ def resumption_explorer() -> widgets.Widget:
         options=list(cases), value="compact-1, then u4 and a4", description="path", layout={"width": "40em"}
     )
     max_tokens = widgets.IntSlider(
-        value=43, min=0, max=80, description="max_tokens", layout=widgets.Layout(**SLIDER_LAYOUT), style=SLIDER_STYLE
+        value=RESUMPTION_OPENS_AT,
+        min=0,
+        max=80,
+        description="max_tokens",
+        layout=widgets.Layout(**SLIDER_LAYOUT),
+        style=SLIDER_STYLE,
     )
 
     def draw(name: str, max_tokens: int) -> None:
-        display(HTML(resumption_view(cases[name], max_tokens)))
+        with on_its_own(5):
+            display(HTML(resumption_view(cases[name], max_tokens)))
 
     return widgets.VBox(
         [choice, max_tokens, widgets.interactive_output(draw, {"name": choice, "max_tokens": max_tokens})]
     )
 
 
+def compaction_view(
+    window: int,
+    ratio: float,
+    reserved_output: int = 8,
+    safety_margin: int = 2,
+    summary_max_tokens: int = 12,
+    retain_recent_messages: int = 2,
+) -> str:
+    """Lab 4's going-further drawing on ``long_session()``: the estimated input against the trigger, the tool
+    rounds with the boundary and where ``compact`` keeps from, and the context before and after ``compact`` (a
+    scripted summarizer replying the example summary)."""
+    path = long_session()
+    options = example_options(window, reserved_output, safety_margin)
+    trigger = compaction.compaction_trigger(window, reserved_output, ratio)
+    estimated = estimate_example_tokens(SYSTEM_PROMPT) + sum(
+        estimate_example_tokens(entry["message"]) for entry in path
+    )
+    due = compaction.should_compact(estimated, window, reserved_output, ratio)
+    cut = compaction.select_compaction_boundary(
+        path,
+        target_tokens=trigger,
+        summary_max_tokens=summary_max_tokens,
+        retain_recent_messages=retain_recent_messages,
+        estimate_tokens=estimate_example_tokens,
+        fixed_tokens=estimate_example_tokens(SYSTEM_PROMPT),
+    )
+    store = InMemorySessionStore()
+    for entry in path:
+        store.append(entry)
+    settings = compaction.CompactionOptions(
+        options, summary_max_tokens, retain_recent_messages, ratio, new_id=lambda: "compact-1", clock=lambda: 100
+    )
+    try:
+        result, failure = compaction.compact(store, "a7", settings, ScriptedSummarizer(example_summary())), None
+    except CompactionError as error:
+        result, failure = None, error
+    return (
+        _trigger_line(estimated, window, reserved_output, ratio, trigger, due)
+        + _cut_table(path, cut, result)
+        + "<p><b>Before: what the model would see</b></p>"
+        + context_view(budget.build_context(path, options))
+        + "<p><b>After compact</b></p>"
+        + _after(store, result, failure, options)
+    )
+
+
+COMPACTION_OPENS_AT = {"window": 64, "ratio": 0.8}
+"""The settings the compaction explorer opens with."""
+
+
 def compaction_explorer(
     reserved_output: int = 8, safety_margin: int = 2, summary_max_tokens: int = 12, retain_recent_messages: int = 2
 ) -> widgets.Widget:
-    """Lab 4, going further: sliders for the window and the ratio on ``long_session()``; shows the estimated
-    input against the trigger, the tool rounds with the boundary and where ``compact`` keeps from, and the
-    context before and after ``compact`` (with a scripted summarizer replying the example summary)."""
-    window = widgets.IntSlider(value=64, min=30, max=100, description="window")
-    ratio = widgets.FloatSlider(value=0.8, min=0.5, max=1.0, step=0.05, description="ratio")
+    """Lab 4, going further: sliders for the window and the ratio on ``long_session()`` (``compaction_view``)."""
+    window = widgets.IntSlider(value=COMPACTION_OPENS_AT["window"], min=30, max=100, description="window")
+    ratio = widgets.FloatSlider(value=COMPACTION_OPENS_AT["ratio"], min=0.5, max=1.0, step=0.05, description="ratio")
 
     def draw(window: int, ratio: float) -> None:
-        path = long_session()
-        options = example_options(window, reserved_output, safety_margin)
-        with demo():
-            trigger = compaction.compaction_trigger(window, reserved_output, ratio)
-            estimated = estimate_example_tokens(SYSTEM_PROMPT) + sum(
-                estimate_example_tokens(entry["message"]) for entry in path
-            )
-            due = compaction.should_compact(estimated, window, reserved_output, ratio)
-            cut = compaction.select_compaction_boundary(
-                path,
-                target_tokens=trigger,
-                summary_max_tokens=summary_max_tokens,
-                retain_recent_messages=retain_recent_messages,
-                estimate_tokens=estimate_example_tokens,
-                fixed_tokens=estimate_example_tokens(SYSTEM_PROMPT),
-            )
-            store = InMemorySessionStore()
-            for entry in path:
-                store.append(entry)
-            settings = compaction.CompactionOptions(
-                options,
-                summary_max_tokens,
-                retain_recent_messages,
-                ratio,
-                new_id=lambda: "compact-1",
-                clock=lambda: 100,
-            )
-            try:
-                result, failure = compaction.compact(store, "a7", settings, ScriptedSummarizer(example_summary())), None
-            except CompactionError as error:
-                result, failure = None, error
+        with demo(), on_its_own(4):
             display(
                 HTML(
-                    _trigger_line(estimated, window, reserved_output, ratio, trigger, due)
-                    + _cut_table(path, cut, result)
-                    + "<p><b>Before: what the model would see</b></p>"
-                    + context_view(budget.build_context(path, options))
-                    + "<p><b>After compact</b></p>"
-                    + _after(store, result, failure, options)
+                    compaction_view(
+                        window, ratio, reserved_output, safety_margin, summary_max_tokens, retain_recent_messages
+                    )
                 )
             )
 

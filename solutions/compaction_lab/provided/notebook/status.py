@@ -6,9 +6,10 @@ naming the file, the line and the message. Then it runs the lab's visible checks
 notebook's test cells, ``checklist.run_checklist``) and shows them all as a checklist in one box: green
 when every one passes; red naming the lab while it raises its own ``LabNotImplementedError``, "blocked by
 lab k" when it stops at an earlier lab's, or how many pass, each failure saying what was called, what
-came back and what was expected. The box ends with how the lab's points split: visible checks, hidden
-tests (run when your work is graded) and the written answer, read from the notebook's grade cells, and
-points to ``workbook check``, where every lab stands at once.
+came back and what was expected; a lab that uses others says what they ran on: the student's own labs, or
+the course's answers for a lab not done yet (``checking.answers``). The box ends with how the lab's points
+split: visible checks, hidden tests (run when your work is graded) and the written answer, read from the
+notebook's grade cells, and points to ``workbook check``, where every lab stands at once.
 ``show_progress()`` shows one line for each of the five labs. ``demo()`` wraps a demo cell: an error is
 shown in red instead of raised. Autograder test cells do not use ``demo()``: they must raise.
 """
@@ -101,7 +102,8 @@ def lab_status(number: int) -> Status:
             points,
         )
     title = f"{name}: {checklist.counts()}"
-    return Status(info, "done" if state == "passed" else "wrong", title, "", checklist, reloaded, points)
+    detail = checklist.checked_on()
+    return Status(info, "done" if state == "passed" else "wrong", title, detail, checklist, reloaded, points)
 
 
 def checklist_lines(checklist: Checklist) -> list[str]:
