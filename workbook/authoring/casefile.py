@@ -3,7 +3,7 @@
 The visible cases of every lab (``labs/<module>/visible.py``) reach the student's package as data, with the
 reference solutions' outcome of each: ``solutions/compaction_lab/provided/checking/visible.json``, which the
 starter package shares; beside it ``answers.json``, the course's answers for a lab not done yet, recorded from
-the reference on those cases (``workbook.grading.recording``). Run this after editing a visible case or a
+the reference on those cases (``workbook.grading.course_answers``). Run this after editing a visible case or a
 lab's reference module; ``--check`` (the test suite runs it) fails when either file is stale. A course's own
 copies are compiled by ``workbook build`` and ``workbook release`` from the course's cases.
 """
@@ -14,7 +14,7 @@ import argparse
 import sys
 
 from workbook.grading.casebook import VISIBLE_JSON, visible_file_text
-from workbook.grading.recording import ANSWERS_JSON, answers_text
+from workbook.grading.course_answers import ANSWERS_JSON, answers_text
 from workbook.paths import SOLUTIONS
 
 

@@ -13,7 +13,7 @@ from workbook.course.layout import DEFAULT_COURSE, DEFAULT_COURSE_ID, PACKAGE, C
 from workbook.course.packages import starter_package
 from workbook.errors import CourseError
 from workbook.grading.casebook import KINDS, write_visible_file
-from workbook.grading.recording import write_answers_file
+from workbook.grading.course_answers import write_answers_file
 from workbook.manifest import LABS
 from workbook.paths import LAB_CASES, NOTEBOOKS, STARTERS
 

@@ -20,7 +20,7 @@ import nbformat
 from workbook.course.layout import ASSIGNMENT, PACKAGE, Course, CourseError
 from workbook.course.packages import modules, starter_package
 from workbook.grading.casebook import write_visible_file
-from workbook.grading.recording import write_answers_file
+from workbook.grading.course_answers import write_answers_file
 from workbook.grading.scoring import course_case_book
 from workbook.paths import STARTERS
 

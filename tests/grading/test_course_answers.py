@@ -12,7 +12,7 @@ from compaction_lab.provided.checking.answers import ANSWERS_FILE, lab_of
 from compaction_lab.provided.labs import LABS
 from workbook.grading import sandbox
 from workbook.grading.judge import judge_lab
-from workbook.grading.recording import answers_text, functions_by_lab
+from workbook.grading.course_answers import answers_text, functions_by_lab
 from workbook.paths import SOLUTIONS
 
 
