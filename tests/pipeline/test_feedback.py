@@ -8,10 +8,11 @@ import json
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 from traitlets.config import Config
 
+from compaction_lab.provided.checking.cut import ELLIPSIS, LINE_CHARS
 from compaction_lab.provided.notebook.cells import PRINTED
 from workbook.course.layout import Course
 from workbook.grading.results import results_path
-from workbook.pipeline.feedback import MESSAGE_CHARS, JudgeResults, case_lines
+from workbook.pipeline.feedback import JudgeResults, case_lines
 
 CASES = [
     {
@@ -72,7 +73,7 @@ def test_case_lines_show_visible_calls_and_cut_messages_and_hidden_cases_togethe
     lines = case_lines(CASES).splitlines()
     assert lines[0] == "✓ window_31: build_context(example_entries(), example_options(max_tokens=31))"
     assert lines[1].startswith("✗ window_30: called build_context(...), got .reason = 'complete', expected 'trimmed'")
-    assert lines[1].endswith(" ...") and len(lines[1]) == len("✗ window_30: ") + MESSAGE_CHARS + 4
+    assert lines[1].endswith(ELLIPSIS) and len(lines[1]) == len("✗ window_30: ") + LINE_CHARS
     assert lines[2:] == ["✗ hidden test: failed; what it checks:", "  - With nothing left, the newest is kept whole."]
 
 

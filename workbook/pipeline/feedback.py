@@ -4,8 +4,9 @@ nbgrader renders each autograded notebook. What the student's kernel printed in 
 student's process, so ``JudgeResults`` (in ``GenerateFeedback.preprocessors``, see ``workbook.course.layout``)
 replaces the outputs of every autograded cell with the judge's results for that cell, one line per case:
 
-- a visible case: ``✓ name: the call`` or ``✗ name: called ..., got ..., expected ...`` (cut to
-  ``MESSAGE_CHARS``);
+- a visible case: ``✓ name: the call`` or ``✗ name: called ..., got ..., expected ...`` (the judge's sentence,
+  its values already cut around their first difference by ``compaction_lab.provided.checking.cut``, the same
+  function as the student's checks; a sentence recorded longer than ``LINE_CHARS`` is cut by it too);
 - the cell's hidden cases together, never one by one (the student's code saw their inputs, so which of them
   passed could tell those inputs): ``✓ hidden tests: all 3 passed``, or ``✗ hidden tests: not all 3 passed``
   and the instructor's hints of every hidden case of the cell, what they check. Nothing of a hidden case's
@@ -60,13 +61,12 @@ from workbook.pipeline.feedback_words import feedback_word
 from workbook.pipeline.grades import points_text, with_extra_credit
 from workbook.pipeline.release import hidden_case_secrets
 
-MESSAGE_CHARS = 400
-"""A failed visible case's sentence is cut to this many characters on the page."""
-
 
 def case_lines(cases: list[dict], language: str = "en") -> str:
     """The text shown in a test cell for the judge's ``cases`` of that cell (see the module): a line per
     visible case, then one summary of the hidden cases (its fixed words in ``language``)."""
+    from compaction_lab.provided.checking.cut import LINE_CHARS, cut
+
     lines = []
     for case in cases:
         if case["hidden"]:
@@ -75,9 +75,7 @@ def case_lines(cases: list[dict], language: str = "en") -> str:
         if case["status"] == "passed":
             lines.append(f"✓ {name}: {case['call']}")
         else:
-            message = case["message"]
-            cut = message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + " ..."
-            lines.append(f"✗ {name}: {cut}")
+            lines.append(f"✗ {name}: {cut(case['message'], limit=LINE_CHARS)}")
     return "\n".join(lines + hidden_summary([case for case in cases if case["hidden"]], language)) + "\n"
 
 
