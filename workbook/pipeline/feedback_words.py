@@ -1,8 +1,8 @@
 """The fixed words of a feedback page, in its notebook's edition (en, zh or vi; ``workbook.course.editions``).
 
 Only what the page says around the judge's results comes from here: the hidden tests' summary, a cell that was
-not judged, and the extra credit set apart. The results themselves (case names, calls, values, messages) and the
-instructor's hints are shown as the judge recorded them; the scores are the gradebook's.
+not judged, the extra credit set apart, and the line that stands for a widget (``workbook.pipeline.inert``). The
+results themselves (case names, calls, values, messages) and the instructor's hints are shown as the judge recorded them; the scores are the gradebook's.
 """
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ FEEDBACK_WORDS: dict[str, dict[str, str]] = {
         "vi": "**Điểm: {score}** (+{extra}: điểm cộng, ngoài điểm của notebook này)",
     },
     "extra_line": {"en": "extra credit: +{extra}", "zh": "额外加分：+{extra}", "vi": "điểm cộng: +{extra}"},
+    "widget": {
+        "en": "[an interactive widget: open this notebook in JupyterLab and run the cell to use it]",
+        "zh": "[交互式控件：在 JupyterLab 中打开此 notebook 并运行该单元格即可使用]",
+        "vi": "[tiện ích tương tác: mở notebook này trong JupyterLab và chạy ô để dùng]",
+    },
 }
 """Each fixed text of a feedback page, by id, in every language: ``str.format`` templates with the same
 placeholders in each."""
