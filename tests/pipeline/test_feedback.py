@@ -110,12 +110,13 @@ def test_judge_results_replace_what_the_students_kernel_printed(tmp_path):
     config = Config()
     config.CourseDirectory.root = str(tmp_path)
     shown, _ = JudgeResults(config=config).preprocess(notebook, {"nbgrader": {"student": "ada"}})
-    texts = ["".join(output.text for output in cell.outputs) for cell in shown.cells[:3]]
+    assert shown.cells[0].source == "[All five labs at a glance: your overview](../index.html)"
+    texts = ["".join(output.text for output in cell.outputs) for cell in shown.cells[1:4]]
     assert texts[0].startswith("✓ window_31: ") and "✗ window_30: " in texts[0]
     assert texts[1] == "✗ hidden test: failed; what it checks:\n  - With nothing left, the newest is kept whole.\n"
     assert texts[2] == "This cell was not judged.\n"
     assert "printed by the student's kernel" not in "".join(texts)
-    assert shown.cells[3] is answer
+    assert shown.cells[4] is answer
 
 
 def test_extra_credit_is_shown_apart_from_the_notebooks_points(tmp_path):
@@ -131,9 +132,9 @@ def test_extra_credit_is_shown_apart_from_the_notebooks_points(tmp_path):
     resources = {"nbgrader": {"student": "ada", "score": 12.0, "max_score": 10.0}}
     shown, resources = JudgeResults(config=config).preprocess(new_notebook(cells=[cell]), resources)
     assert resources["nbgrader"]["score"] == 10.0  # never 12 / 10
-    assert shown.cells[0].source.startswith("**Score: 10/10 +2**")
-    assert shown.cells[1].metadata.nbgrader["score"] == 0
-    assert shown.cells[1].outputs[0].text.startswith("extra credit: +2\n✓ interleaved: ")
+    assert shown.cells[1].source.startswith("**Score: 10/10 +2**")  # below the overview's link
+    assert shown.cells[2].metadata.nbgrader["score"] == 0
+    assert shown.cells[2].outputs[0].text.startswith("extra credit: +2\n✓ interleaved: ")
 
 
 def test_what_the_students_code_printed_stays_below_the_judges_results(tmp_path):
@@ -152,5 +153,5 @@ def test_what_the_students_code_printed_stays_below_the_judges_results(tmp_path)
     config = Config()
     config.CourseDirectory.root = str(tmp_path)
     shown, _ = JudgeResults(config=config).preprocess(new_notebook(cells=[cell]), {"nbgrader": {"student": "ada"}})
-    text = shown.cells[0].outputs[0].text
+    text = shown.cells[1].outputs[0].text
     assert text == (case_lines(CASES[:1]) + f"\n{PRINTED}\nUserWarning: a student's warning\n")

@@ -25,6 +25,10 @@ call that is public anyway, e.g. a visible case shows the same call, is not a se
 ``release.hidden_case_secrets``.) A notebook nbgrader could not execute has a page without outputs, or none
 when nbgrader could not grade it at all (the status says which).
 
+Every page opens with a link to the student's overview across the five labs (``workbook.pipeline.overview``,
+``feedback/STUDENT/index.html``, written beside the pages' folder and checked with them). A page's ✓/✗ lines wrap
+at its width rather than scroll sideways (``PAGE_STYLE``), so "expected ..." is always in view.
+
 Nothing on a page runs: the notebook is made inert first (``workbook.pipeline.inert.InertNotebook``, the last
 feedback preprocessor: every markdown cell and output sanitized), and each page carries a Content-Security-Policy
 that lets no script run (``workbook.page_policy``).
@@ -40,9 +44,11 @@ from __future__ import annotations
 import html
 import re
 import shutil
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell, new_output
@@ -58,7 +64,8 @@ from workbook.grading.reference import import_reference
 from workbook.grading.results import read_results
 from workbook.page_policy import with_policy
 from workbook.pipeline.feedback_words import feedback_word
-from workbook.pipeline.grades import points_text, with_extra_credit
+from workbook.pipeline.grades import points_text, read_grades, with_extra_credit
+from workbook.pipeline.overview import LINK, overview_page, overview_path
 from workbook.pipeline.release import hidden_case_secrets
 
 
@@ -131,6 +138,7 @@ class JudgeResults(Preprocessor):
                 0,
                 new_markdown_cell(feedback_word("score_extra", language, score=score, extra=points_text(extra))),
             )
+        nb.cells.insert(0, new_markdown_cell(feedback_word("overview_link", language, link=LINK)))
         return nb, resources
 
 
@@ -156,8 +164,9 @@ class PagesOnly(GenerateFeedback):
     BOOKKEEPING = ("timestamp.txt", "submission_secret.txt")
 
     def write_single_notebook(self, output: str, resources: dict) -> None:
-        """Write the page with the project's Content-Security-Policy first in its head (``page_policy``)."""
-        super().write_single_notebook(with_policy(output), resources)
+        """Write the page with the project's Content-Security-Policy first in its head (``page_policy``) and
+        ``PAGE_STYLE`` last."""
+        super().write_single_notebook(with_policy(with_page_style(output)), resources)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         """Copy the bookkeeping files that are regular files (not links) to the feedback folder."""
@@ -167,6 +176,21 @@ class PagesOnly(GenerateFeedback):
             if (source / name).is_file() and not (source / name).is_symlink():
                 dest.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source / name, dest / name)
+
+
+PAGE_STYLE = (
+    "<style>div.output_subarea{overflow-x:visible}"
+    "div.output_subarea pre{white-space:pre-wrap;overflow-wrap:anywhere}</style>"
+)
+"""The feedback pages' own style, after nbgrader's: an output's text wraps at the page's width (nbgrader's template
+puts it in a box that scrolls sideways, where the end of a long ✗ line was out of sight)."""
+
+
+def with_page_style(page: str) -> str:
+    """``page`` (an HTML document) with ``PAGE_STYLE`` last in its ``<head>``; raises ``ValueError`` without one."""
+    if "</head>" not in page:
+        raise ValueError("an HTML page without </head>: the feedback page's style has nowhere to go")
+    return page.replace("</head>", PAGE_STYLE + "</head>", 1)
 
 
 def generate_pages(course: Course, student: str) -> dict:
@@ -195,9 +219,11 @@ def shown_secrets(pages: list[Path], secrets: list[str]) -> list[str]:
 
 @dataclass
 class FeedbackReport:
-    """What ``feedback`` made: ``pages`` per student, and the students whose feedback was ``withheld`` (why)."""
+    """What ``feedback`` made: ``pages`` per student (the notebooks' pages), each student's ``overviews``, and the
+    students whose feedback was ``withheld`` (why)."""
 
     pages: dict[str, list[Path]] = field(default_factory=dict)
+    overviews: dict[str, Path] = field(default_factory=dict)
     withheld: dict[str, str] = field(default_factory=dict)
 
 
@@ -211,17 +237,26 @@ def feedback(course: Course) -> FeedbackReport:
         raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
     secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
     refresh_late_penalties(course)
+    with course.gradebook() as gradebook:
+        grades = {grade.student: grade for grade in read_grades(gradebook, students)}
+    language = language_of(nbformat.read(sorted(course.source.glob("*.ipynb"))[0], as_version=4))
     report = FeedbackReport()
     for student in students:
         result = generate_pages(course, student)
         pages = sorted(course.feedback(student).glob("*.html"))
+        overview = overview_path(course, student)
+        overview.parent.mkdir(parents=True, exist_ok=True)
+        page = overview_page(grades[student], read_results(course, student) or {"labs": []}, language)
+        overview.write_text(with_policy(page), encoding="utf-8")
         problems = [] if result["success"] else [_last_line(result)]
-        problems += shown_secrets(pages, secrets)
+        problems += shown_secrets([*pages, overview], secrets)
         if problems:
             shutil.rmtree(course.feedback(student), ignore_errors=True)
+            with suppress(FileNotFoundError):
+                overview.unlink()
             report.withheld[student] = problems[0]
         else:
-            report.pages[student] = pages
+            report.pages[student], report.overviews[student] = pages, overview
     return report
 
 
