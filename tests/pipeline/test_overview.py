@@ -65,11 +65,12 @@ def test_what_failed_is_shown_cell_by_cell_hidden_cases_only_together_and_a_lab_
 
 
 def test_the_page_sums_the_labs_as_the_grade_table_and_escapes_every_text():
-    page = overview_page(GRADES, RESULTS)
+    page = overview_page(GRADES, RESULTS, pages=NOTEBOOKS[:4])
     assert "<b>ada</b>" not in page and "Feedback for &lt;b&gt;ada&lt;/b&gt;: the five labs" in page
     rows = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", page)[1:]]
     assert rows[0] == [f'<a href="compaction_labs/{NOTEBOOKS[0]}.html">1. record parsing</a>', "8/8", "?/2", "+2"]
     assert rows[1][1:] == ["6/8", "2/2", ""]
+    assert rows[4][0] == "5. repeated resumption", "no page, no link"
     assert rows[-1] == ["total", "14/40", "2/8 ?/2", "+2"]
     # the grade table's total: 16 of 50 less the late penalty of 1, extra credit apart
     assert "<p id='score'>Score: 15/50 +2 (after a late penalty of 1)</p>" in page

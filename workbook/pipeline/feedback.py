@@ -44,7 +44,6 @@ from __future__ import annotations
 import html
 import re
 import shutil
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -246,14 +245,14 @@ def feedback(course: Course) -> FeedbackReport:
         pages = sorted(course.feedback(student).glob("*.html"))
         overview = overview_path(course, student)
         overview.parent.mkdir(parents=True, exist_ok=True)
-        page = overview_page(grades[student], read_results(course, student) or {"labs": []}, language)
+        results = read_results(course, student) or {"labs": []}
+        page = overview_page(grades[student], results, language, {path.stem for path in pages})
         overview.write_text(with_policy(page), encoding="utf-8")
         problems = [] if result["success"] else [_last_line(result)]
         problems += shown_secrets([*pages, overview], secrets)
         if problems:
             shutil.rmtree(course.feedback(student), ignore_errors=True)
-            with suppress(FileNotFoundError):
-                overview.unlink()
+            overview.unlink()
             report.withheld[student] = problems[0]
         else:
             report.pages[student], report.overviews[student] = pages, overview

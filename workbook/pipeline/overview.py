@@ -18,6 +18,7 @@ the judge's sentences, the hints) is escaped, and it carries the same Content-Se
 from __future__ import annotations
 
 import html
+from collections.abc import Collection
 from pathlib import Path
 
 from workbook.course.layout import ASSIGNMENT, Course
@@ -81,9 +82,9 @@ def _extra(points: float) -> str:
     return f"+{points_text(points)}" if points else ""
 
 
-def _lab_rows(grades: StudentGrades) -> list[str]:
-    """A row per lab of the manifest: its title (a link to its page), autograded points, written answers, extra
-    credit; dashes for a lab not submitted."""
+def _lab_rows(grades: StudentGrades, pages: Collection[str]) -> list[str]:
+    """A row per lab of the manifest: its title (a link to its page when its notebook's name is in ``pages``),
+    autograded points, written answers, extra credit; dashes for a lab not submitted."""
     by_notebook = {lab.notebook: lab for lab in grades.labs}
     rows = []
     for lab in LABS:
@@ -93,7 +94,7 @@ def _lab_rows(grades: StudentGrades) -> list[str]:
         if score is None:
             rows.append(_row(title, "-", "-", ""))
             continue
-        link = f'<a href="{ASSIGNMENT}/{html.escape(name)}.html">{title}</a>'
+        link = f'<a href="{ASSIGNMENT}/{html.escape(name)}.html">{title}</a>' if name in pages else title
         auto = f"{points_text(score.auto_score)}/{points_text(score.auto_max)}"
         rows.append(_row(link, auto, _written(score), _extra(score.extra_credit)))
     return rows
@@ -111,9 +112,11 @@ def _failures(results: dict, language: str) -> str:
     return "".join(failures) or f"<p>{html.escape(feedback_word('overview_nothing_failed', language))}</p>"
 
 
-def overview_page(grades: StudentGrades, results: dict, language: str = "en") -> str:
+def overview_page(grades: StudentGrades, results: dict, language: str = "en", pages: Collection[str] = ()) -> str:
     """The overview of one student (see the module) as an HTML document (without its policy): ``grades`` from
-    the gradebook, ``results`` the judge's (``workbook.grading.results``), fixed words in ``language``."""
+    the gradebook, ``results`` the judge's (``workbook.grading.results``), fixed words in ``language``, a link to
+    each lab page named in ``pages`` (the notebooks' names without ``.ipynb``; nbgrader writes no page for a
+    notebook it could not grade)."""
 
     def word(word_id: str, **values: object) -> str:
         return html.escape(feedback_word(word_id, language, **values))
@@ -129,7 +132,7 @@ def overview_page(grades: StudentGrades, results: dict, language: str = "en") ->
         f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{html.escape(grades.student)}</title>'
         f"<style>{STYLE}</style></head><body><h1>{word('overview_title', student=grades.student)}</h1>"
         f"<table><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(_lab_rows(grades))}</tbody><tfoot>{foot}</tfoot></table>"
+        f"<tbody>{''.join(_lab_rows(grades, pages))}</tbody><tfoot>{foot}</tfoot></table>"
         f"<p id='score'>{word('overview_score', score=total)}{late}</p>{f'<p>{waiting}</p>' if grades.pending else ''}"
         f"<h2>{word('overview_failed')}</h2>{_failures(results, language)}</body></html>\n"
     )
