@@ -71,6 +71,7 @@ from workbook.pipeline.release import hidden_case_secrets
 def case_lines(cases: list[dict], language: str = "en") -> str:
     """The text shown in a test cell for the judge's ``cases`` of that cell (see the module): a line per
     visible case, then one summary of the hidden cases (its fixed words in ``language``)."""
+    import_reference()  # the cut is the student's package's: the reference's, in the grader
     from compaction_lab.provided.checking.cut import LINE_CHARS, cut
 
     lines = []
