@@ -5,9 +5,11 @@ the CSV export and the cohort report."""
 from __future__ import annotations
 
 import csv
+import re
 from io import StringIO
 
 import pytest
+from browser import CHROMIUM, CHROMIUM_FLAGS, NO_HUB_EXTRA
 from rich.console import Console
 
 from workbook.authoring.demo import SECTION_WIDTH, demo
@@ -15,6 +17,7 @@ from workbook.cli.main import main
 from workbook.course.layout import Course
 from workbook.grading.casebook import grade_points
 from workbook.pipeline.feedback import html_text
+from workbook.pipeline.overview import overview_path
 from workbook.pipeline.release import hidden_case_secrets
 
 pytestmark = pytest.mark.slow
@@ -117,7 +120,7 @@ def test_feedback_shows_the_judges_results_and_hidden_cases_only_together_with_t
     course, _, _ = demo_run
     secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
     pages = sorted((course.root / "feedback").rglob("*.html"))
-    assert len(pages) == 4 * 5 and secrets
+    assert len(pages) == 4 * 5 + 4 and secrets  # five lab pages and an overview each
     for page in pages:
         text = html_text(page)
         assert not [call for call in secrets if call in text], page
@@ -137,6 +140,71 @@ def test_feedback_shows_the_judges_results_and_hidden_cases_only_together_with_t
     assert "extra credit: +2 ✓ " in complete_lab4  # the boundary cell's 2 extra points, above its results
     blank_lab1 = html_text(course.feedback("blank") / "01_record_parsing.html")
     assert "Lab 1 (record parsing): parse_compaction_entry() is not implemented yet" in blank_lab1
+
+
+def table_row(printed: str, student: str) -> list[str]:
+    """The grade table's cells of ``student``: lab 1 to lab 5, manual, total."""
+    row = next(line for line in printed.splitlines() if f" {student} " in line)
+    return [cell.strip() for cell in row.split("│")[2:9]]
+
+
+def test_every_student_has_an_overview_that_sums_to_the_grade_table(demo_run):
+    course, _, printed = demo_run
+    for student in EXPECTED:
+        page = overview_path(course, student).read_text(encoding="utf-8")
+        assert page.index("Content-Security-Policy") < page.index("<title>") and "<script" not in page
+        rows = [re.findall(r"<td>(.*?)</td>", row) for row in re.findall(r"<tr>(.*?)</tr>", page)[1:]]
+        labs, total = rows[:-1], rows[-1]
+        table = table_row(printed, student)
+        assert [f"{auto} {extra}".strip() for _, auto, _, extra in labs] == table[:5], student
+        assert total[2] == table[5] and f"<p id='score'>Score: {table[6]}</p>" in page, student
+        autos = [auto.split("/") for _, auto, _, _ in labs]
+        assert total[1] == f"{sum(int(got) for got, _ in autos)}/{sum(int(most) for _, most in autos)}"
+        for link in re.findall(r'<a href="([^"]+)">', page):
+            lab_page = (overview_path(course, student).parent / link).read_text(encoding="utf-8")
+            assert '<a href="../index.html">All five labs at a glance: your overview</a>' in lab_page
+    buggy = html_text(overview_path(course, "buggy"))
+    assert "✗ window_30_keeps_one: called build_context(example_entries(), example_options(max_tokens=30))" in buggy
+    assert "- The walk stops at the first interaction that does not fit" in buggy
+    assert "Written answers not graded yet: 7 (10 points)" in buggy
+
+
+EXPECTED_PART = """(line) => {
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const node = walker.currentNode, at = node.data.indexOf("expected 'u3'");
+    if (at >= 0) {
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + "expected 'u3'".length);
+      return {right: range.getBoundingClientRect().right, width: window.innerWidth,
+              scroll: line.scrollWidth, client: line.clientWidth};
+    }
+  }
+  return null;
+}"""
+"""Where a ✗ line's "expected 'u3'" ends on screen, and the line's element's scrolled and shown widths."""
+
+
+@pytest.mark.hub
+def test_a_failure_line_wraps_in_chromium_and_shows_what_was_expected(demo_run):
+    sync_api = pytest.importorskip("playwright.sync_api", reason=NO_HUB_EXTRA)
+    if CHROMIUM is None:
+        pytest.skip("chromium is not installed: run scripts/install-system-deps.sh")
+    course, _, _ = demo_run
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        try:
+            page = browser.new_page(viewport={"width": 700, "height": 900})
+            page.goto((course.feedback("buggy") / "03_budget_projection.html").as_uri())
+            line = page.locator("pre", has_text="✗ window_30_keeps_one: called build_context").last
+            shown = line.evaluate(EXPECTED_PART)
+            assert shown["scroll"] <= shown["client"], "the line wraps: no sideways scrolling"
+            assert shown["right"] <= shown["width"], "expected 'u3' is within the window"
+            page.get_by_role("link", name="All five labs at a glance: your overview").click()
+            sync_api.expect(page.get_by_role("heading", name="Feedback for buggy: the five labs")).to_be_visible()
+        finally:
+            browser.close()
 
 
 def test_the_review_mark_names_lab_5_cells_that_ran_the_buggy_lab_3_in_the_notebook(demo_run):

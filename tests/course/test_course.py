@@ -110,7 +110,7 @@ def released(tmp_path_factory) -> Course:
     course = build(tmp_path_factory.mktemp("released") / "course")
     printed = StringIO()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("rich.console.Console", lambda: Console(file=printed, width=300))  # cli imports it lazily
+        patch.setattr("workbook.cli.main.command_console", lambda: Console(file=printed, width=300))
         assert main(["release", "--course", str(course.root)]) == 0
     course.root.joinpath("release-output.txt").write_text(printed.getvalue())
     return course

@@ -11,8 +11,8 @@ from packages import STARTER_PACKAGE
 from compaction_lab.provided.checking.answers import ANSWERS_FILE, lab_of
 from compaction_lab.provided.labs import LABS
 from workbook.grading import sandbox
-from workbook.grading.judge import judge_lab
 from workbook.grading.course_answers import answers_text, functions_by_lab
+from workbook.grading.judge import judge_lab
 from workbook.paths import SOLUTIONS
 
 

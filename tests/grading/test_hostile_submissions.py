@@ -311,6 +311,7 @@ def test_nothing_the_kernels_wrote_reached_the_course(batch):
         restored = {name for name in tree(course.source) if not name.endswith(".ipynb")}
         allowed |= {f"autograded/{student}/{ASSIGNMENT}/{name}" for name in submitted | restored}
         allowed |= {f"feedback/{student}/{ASSIGNMENT}/{name}" for name in ["timestamp.txt"]}
+        allowed.add(f"feedback/{student}/index.html")  # the overview, written by ``workbook feedback``
         allowed |= {
             f"feedback/{student}/{ASSIGNMENT}/{Path(name).stem}.html" for name in submitted if name.endswith(".ipynb")
         }

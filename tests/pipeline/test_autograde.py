@@ -99,7 +99,7 @@ def graded(tmp_path_factory) -> Graded:
     after = StringIO()
     for command in ("grades", "feedback", "export"):
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr("rich.console.Console", lambda: Console(file=after, width=1000))
+            patch.setattr("workbook.cli.main.command_console", lambda: Console(file=after, width=1000))
             main([command, "--course", str(course.root)])
     with course.gradebook() as gradebook:
         grades = {grade.student: grade for grade in read_grades(gradebook, course.students())}

@@ -8,10 +8,11 @@ import json
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 from traitlets.config import Config
 
+from compaction_lab.provided.checking.cut import ELLIPSIS, LINE_CHARS
 from compaction_lab.provided.notebook.cells import PRINTED
 from workbook.course.layout import Course
 from workbook.grading.results import results_path
-from workbook.pipeline.feedback import MESSAGE_CHARS, JudgeResults, case_lines
+from workbook.pipeline.feedback import JudgeResults, case_lines
 
 CASES = [
     {
@@ -72,7 +73,7 @@ def test_case_lines_show_visible_calls_and_cut_messages_and_hidden_cases_togethe
     lines = case_lines(CASES).splitlines()
     assert lines[0] == "✓ window_31: build_context(example_entries(), example_options(max_tokens=31))"
     assert lines[1].startswith("✗ window_30: called build_context(...), got .reason = 'complete', expected 'trimmed'")
-    assert lines[1].endswith(" ...") and len(lines[1]) == len("✗ window_30: ") + MESSAGE_CHARS + 4
+    assert lines[1].endswith(ELLIPSIS) and len(lines[1]) == len("✗ window_30: ") + LINE_CHARS
     assert lines[2:] == ["✗ hidden test: failed; what it checks:", "  - With nothing left, the newest is kept whole."]
 
 
@@ -109,12 +110,13 @@ def test_judge_results_replace_what_the_students_kernel_printed(tmp_path):
     config = Config()
     config.CourseDirectory.root = str(tmp_path)
     shown, _ = JudgeResults(config=config).preprocess(notebook, {"nbgrader": {"student": "ada"}})
-    texts = ["".join(output.text for output in cell.outputs) for cell in shown.cells[:3]]
+    assert shown.cells[0].source == "[All five labs at a glance: your overview](../index.html)"
+    texts = ["".join(output.text for output in cell.outputs) for cell in shown.cells[1:4]]
     assert texts[0].startswith("✓ window_31: ") and "✗ window_30: " in texts[0]
     assert texts[1] == "✗ hidden test: failed; what it checks:\n  - With nothing left, the newest is kept whole.\n"
     assert texts[2] == "This cell was not judged.\n"
     assert "printed by the student's kernel" not in "".join(texts)
-    assert shown.cells[3] is answer
+    assert shown.cells[4] is answer
 
 
 def test_extra_credit_is_shown_apart_from_the_notebooks_points(tmp_path):
@@ -130,9 +132,9 @@ def test_extra_credit_is_shown_apart_from_the_notebooks_points(tmp_path):
     resources = {"nbgrader": {"student": "ada", "score": 12.0, "max_score": 10.0}}
     shown, resources = JudgeResults(config=config).preprocess(new_notebook(cells=[cell]), resources)
     assert resources["nbgrader"]["score"] == 10.0  # never 12 / 10
-    assert shown.cells[0].source.startswith("**Score: 10/10 +2**")
-    assert shown.cells[1].metadata.nbgrader["score"] == 0
-    assert shown.cells[1].outputs[0].text.startswith("extra credit: +2\n✓ interleaved: ")
+    assert shown.cells[1].source.startswith("**Score: 10/10 +2**")  # below the overview's link
+    assert shown.cells[2].metadata.nbgrader["score"] == 0
+    assert shown.cells[2].outputs[0].text.startswith("extra credit: +2\n✓ interleaved: ")
 
 
 def test_what_the_students_code_printed_stays_below_the_judges_results(tmp_path):
@@ -151,5 +153,5 @@ def test_what_the_students_code_printed_stays_below_the_judges_results(tmp_path)
     config = Config()
     config.CourseDirectory.root = str(tmp_path)
     shown, _ = JudgeResults(config=config).preprocess(new_notebook(cells=[cell]), {"nbgrader": {"student": "ada"}})
-    text = shown.cells[0].outputs[0].text
+    text = shown.cells[1].outputs[0].text
     assert text == (case_lines(CASES[:1]) + f"\n{PRINTED}\nUserWarning: a student's warning\n")

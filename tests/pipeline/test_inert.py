@@ -14,6 +14,7 @@ from traitlets.config import Config
 from workbook.grading.kernel import SandboxExecute
 from workbook.grading.output_caps import OutputBudget, cut_note, output_chars
 from workbook.page_policy import POLICY, policy_meta, with_policy
+from workbook.pipeline.feedback_words import feedback_word
 from workbook.pipeline.inert import PROTOCOLS, InertNotebook, removed_note
 from workbook.pipeline.report import render
 
@@ -74,7 +75,7 @@ def test_outputs_keep_only_safe_types_and_a_dropped_output_becomes_one_line():
     kept = [output.get("data") or output.get("text") or output.get("traceback") for output in cell.outputs]
     assert kept == [
         {"text/html": "<b>bold</b>alert(1)p{}", "text/plain": "<HTML object>"},
-        {"text/plain": removed_note(["application/vnd.jupyter.widget-view+json"])},
+        feedback_word("widget") + "\n",  # one line: the widget is interactive in JupyterLab
         {"text/plain": removed_note(["image/svg+xml", "text/latex"])},
         {"text/plain": removed_note(["image/png"])},
         {"image/png": "iVBORw0KGgo="},
@@ -86,6 +87,27 @@ def test_outputs_keep_only_safe_types_and_a_dropped_output_becomes_one_line():
     assert cell.outputs[6].name == "stdout"
     page, _ = HTMLExporter(template_name="classic").from_notebook_node(new_notebook(cells=[cell]))
     assert "<script>printed" not in page and "&lt;script&gt;printed" in page and "alert(1)</script>" not in page
+
+
+def test_a_context_table_keeps_its_layout_and_a_style_nothing_else():
+    row = (
+        "<table><tr style='background-color:#ddf4ff'><td style='text-align:left;white-space:pre-wrap;"
+        "background:url(https://x.test/a.png);margin:-900px;position:fixed'>u1</td></tr></table>"
+    )
+    shown = new_output("display_data", data={"text/html": row})
+    (output,) = inert(new_code_cell("x", outputs=[shown])).cells[0].outputs
+    assert output.data["text/html"] == (
+        '<table><tbody><tr style="background-color:#ddf4ff;">'
+        '<td style="text-align:left;white-space:pre-wrap;">u1</td></tr></tbody></table>'
+    )
+
+
+def test_a_widget_says_in_its_notebooks_edition_that_it_is_interactive_in_jupyterlab():
+    widget = new_output("display_data", data={"application/vnd.jupyter.widget-view+json": {}, "text/plain": "VBox()"})
+    notebook = new_notebook(cells=[new_code_cell("grouping_explorer()", outputs=[widget])])
+    notebook.metadata["workbook"] = {"language": "vi"}
+    (output,) = InertNotebook().preprocess(notebook, {})[0].cells[0].outputs
+    assert output.text == "[tiện ích tương tác: mở notebook này trong JupyterLab và chạy ô để dùng]\n"
 
 
 def test_raw_cells_widget_state_and_attachments_are_made_inert():

@@ -32,7 +32,7 @@ DEMO_JOBS = 2
 
 
 SECTION_WIDTH = 100
-"""Columns a section's header line takes at most: a log's console is far wider (tables keep their names)."""
+"""Columns a section's header line takes at most: a wide terminal's console is wider."""
 
 
 def section(console: Console, title: str) -> None:

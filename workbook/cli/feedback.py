@@ -35,7 +35,10 @@ def run(args: argparse.Namespace, console: Console) -> int:
     course = Course(args.course)
     report = feedback(course)
     for student, files in report.pages.items():
-        console.print(f"{student}: {len(files)} pages in {course.feedback(student)}")
+        console.print(
+            f"{student}: {len(files)} pages in {course.feedback(student)}, overview {report.overviews[student]}",
+            highlight=False,
+        )
     for student, why in report.withheld.items():
         console.print(f"[red]{student}: feedback withheld[/] ({why})", highlight=False)
     console.print("checked: every test cell shows the judge's results; no hidden case's call on any page")

@@ -61,19 +61,15 @@ def parser() -> argparse.ArgumentParser:
     return root
 
 
-PIPE_WIDTH = 1000
-"""Columns a command's output may take when it is not a terminal (a log, CI) and ``COLUMNS`` is not set."""
-
-
 def command_console() -> Console:
-    """Rich's console for a command's output: a terminal's width, or ``PIPE_WIDTH`` columns in a pipe without
-    ``COLUMNS`` (rich would assume 80 and cut table cells to ``stude…``; a log or CI keeps them whole)."""
+    """Rich's console for a command's output: a terminal's width, ``COLUMNS`` when set, else a ``PipeConsole``
+    (rich would assume 80 columns and cut table cells to ``stude…``; a log or CI keeps them whole)."""
     from rich.console import Console
 
+    from workbook.cli.pipe_console import PipeConsole
+
     console = Console()
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console.width = max(console.width, PIPE_WIDTH)
-    return console
+    return console if console.is_terminal or "COLUMNS" in os.environ else PipeConsole()
 
 
 def main(argv: list[str] | None = None) -> int:

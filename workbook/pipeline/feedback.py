@@ -4,8 +4,9 @@ nbgrader renders each autograded notebook. What the student's kernel printed in 
 student's process, so ``JudgeResults`` (in ``GenerateFeedback.preprocessors``, see ``workbook.course.layout``)
 replaces the outputs of every autograded cell with the judge's results for that cell, one line per case:
 
-- a visible case: ``✓ name: the call`` or ``✗ name: called ..., got ..., expected ...`` (cut to
-  ``MESSAGE_CHARS``);
+- a visible case: ``✓ name: the call`` or ``✗ name: called ..., got ..., expected ...`` (the judge's sentence,
+  its values already cut around their first difference by ``compaction_lab.provided.checking.cut``, the same
+  function as the student's checks; a sentence recorded longer than ``LINE_CHARS`` is cut by it too);
 - the cell's hidden cases together, never one by one (the student's code saw their inputs, so which of them
   passed could tell those inputs): ``✓ hidden tests: all 3 passed``, or ``✗ hidden tests: not all 3 passed``
   and the instructor's hints of every hidden case of the cell, what they check. Nothing of a hidden case's
@@ -23,6 +24,10 @@ shows a hidden case's call is removed, that student is named, and the others get
 call that is public anyway, e.g. a visible case shows the same call, is not a secret:
 ``release.hidden_case_secrets``.) A notebook nbgrader could not execute has a page without outputs, or none
 when nbgrader could not grade it at all (the status says which).
+
+Every page opens with a link to the student's overview across the five labs (``workbook.pipeline.overview``,
+``feedback/STUDENT/index.html``, written beside the pages' folder and checked with them). A page's ✓/✗ lines wrap
+at its width rather than scroll sideways (``PAGE_STYLE``), so "expected ..." is always in view.
 
 Nothing on a page runs: the notebook is made inert first (``workbook.pipeline.inert.InertNotebook``, the last
 feedback preprocessor: every markdown cell and output sanitized), and each page carries a Content-Security-Policy
@@ -42,6 +47,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
 from nbconvert.preprocessors import Preprocessor
 from nbformat import NotebookNode
 from nbformat.v4 import new_markdown_cell, new_output
@@ -57,16 +63,17 @@ from workbook.grading.reference import import_reference
 from workbook.grading.results import read_results
 from workbook.page_policy import with_policy
 from workbook.pipeline.feedback_words import feedback_word
-from workbook.pipeline.grades import points_text, with_extra_credit
+from workbook.pipeline.grades import points_text, read_grades, with_extra_credit
+from workbook.pipeline.overview import LINK, overview_page, overview_path
 from workbook.pipeline.release import hidden_case_secrets
-
-MESSAGE_CHARS = 400
-"""A failed visible case's sentence is cut to this many characters on the page."""
 
 
 def case_lines(cases: list[dict], language: str = "en") -> str:
     """The text shown in a test cell for the judge's ``cases`` of that cell (see the module): a line per
     visible case, then one summary of the hidden cases (its fixed words in ``language``)."""
+    import_reference()  # the cut is the student's package's: the reference's, in the grader
+    from compaction_lab.provided.checking.cut import LINE_CHARS, cut
+
     lines = []
     for case in cases:
         if case["hidden"]:
@@ -75,9 +82,7 @@ def case_lines(cases: list[dict], language: str = "en") -> str:
         if case["status"] == "passed":
             lines.append(f"✓ {name}: {case['call']}")
         else:
-            message = case["message"]
-            cut = message if len(message) <= MESSAGE_CHARS else message[:MESSAGE_CHARS] + " ..."
-            lines.append(f"✗ {name}: {cut}")
+            lines.append(f"✗ {name}: {cut(case['message'], limit=LINE_CHARS)}")
     return "\n".join(lines + hidden_summary([case for case in cases if case["hidden"]], language)) + "\n"
 
 
@@ -133,6 +138,7 @@ class JudgeResults(Preprocessor):
                 0,
                 new_markdown_cell(feedback_word("score_extra", language, score=score, extra=points_text(extra))),
             )
+        nb.cells.insert(0, new_markdown_cell(feedback_word("overview_link", language, link=LINK)))
         return nb, resources
 
 
@@ -158,8 +164,9 @@ class PagesOnly(GenerateFeedback):
     BOOKKEEPING = ("timestamp.txt", "submission_secret.txt")
 
     def write_single_notebook(self, output: str, resources: dict) -> None:
-        """Write the page with the project's Content-Security-Policy first in its head (``page_policy``)."""
-        super().write_single_notebook(with_policy(output), resources)
+        """Write the page with the project's Content-Security-Policy first in its head (``page_policy``) and
+        ``PAGE_STYLE`` last."""
+        super().write_single_notebook(with_policy(with_page_style(output)), resources)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         """Copy the bookkeeping files that are regular files (not links) to the feedback folder."""
@@ -169,6 +176,21 @@ class PagesOnly(GenerateFeedback):
             if (source / name).is_file() and not (source / name).is_symlink():
                 dest.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(source / name, dest / name)
+
+
+PAGE_STYLE = (
+    "<style>div.output_subarea{overflow-x:visible}"
+    "div.output_subarea pre{white-space:pre-wrap;overflow-wrap:anywhere}</style>"
+)
+"""The feedback pages' own style, after nbgrader's: an output's text wraps at the page's width (nbgrader's template
+puts it in a box that scrolls sideways, where the end of a long ✗ line was out of sight)."""
+
+
+def with_page_style(page: str) -> str:
+    """``page`` (an HTML document) with ``PAGE_STYLE`` last in its ``<head>``; raises ``ValueError`` without one."""
+    if "</head>" not in page:
+        raise ValueError("an HTML page without </head>: the feedback page's style has nowhere to go")
+    return page.replace("</head>", PAGE_STYLE + "</head>", 1)
 
 
 def generate_pages(course: Course, student: str) -> dict:
@@ -197,9 +219,11 @@ def shown_secrets(pages: list[Path], secrets: list[str]) -> list[str]:
 
 @dataclass
 class FeedbackReport:
-    """What ``feedback`` made: ``pages`` per student, and the students whose feedback was ``withheld`` (why)."""
+    """What ``feedback`` made: ``pages`` per student (the notebooks' pages), each student's ``overviews``, and the
+    students whose feedback was ``withheld`` (why)."""
 
     pages: dict[str, list[Path]] = field(default_factory=dict)
+    overviews: dict[str, Path] = field(default_factory=dict)
     withheld: dict[str, str] = field(default_factory=dict)
 
 
@@ -213,17 +237,26 @@ def feedback(course: Course) -> FeedbackReport:
         raise CourseError(f"nothing autograded under {course.root / 'autograded'}; run `workbook autograde` first")
     secrets = sorted({call for calls in hidden_case_secrets(course).values() for call in calls})
     refresh_late_penalties(course)
+    with course.gradebook() as gradebook:
+        grades = {grade.student: grade for grade in read_grades(gradebook, students)}
+    language = language_of(nbformat.read(sorted(course.source.glob("*.ipynb"))[0], as_version=4))
     report = FeedbackReport()
     for student in students:
         result = generate_pages(course, student)
         pages = sorted(course.feedback(student).glob("*.html"))
+        overview = overview_path(course, student)
+        overview.parent.mkdir(parents=True, exist_ok=True)
+        results = read_results(course, student) or {"labs": []}
+        page = overview_page(grades[student], results, language, {path.stem for path in pages})
+        overview.write_text(with_policy(page), encoding="utf-8")
         problems = [] if result["success"] else [_last_line(result)]
-        problems += shown_secrets(pages, secrets)
+        problems += shown_secrets([*pages, overview], secrets)
         if problems:
             shutil.rmtree(course.feedback(student), ignore_errors=True)
+            overview.unlink()
             report.withheld[student] = problems[0]
         else:
-            report.pages[student] = pages
+            report.pages[student], report.overviews[student] = pages, overview
     return report
 
 

@@ -1,8 +1,9 @@
 """The fixed words of a feedback page, in its notebook's edition (en, zh or vi; ``workbook.course.editions``).
 
 Only what the page says around the judge's results comes from here: the hidden tests' summary, a cell that was
-not judged, and the extra credit set apart. The results themselves (case names, calls, values, messages) and the
-instructor's hints are shown as the judge recorded them; the scores are the gradebook's.
+not judged, the extra credit set apart, the line that stands for a widget (``workbook.pipeline.inert``), and the
+overview page's words (``workbook.pipeline.overview``). The results themselves (case names, calls, values,
+messages) and the instructor's hints are shown as the judge recorded them; the scores are the gradebook's.
 """
 
 from __future__ import annotations
@@ -35,6 +36,47 @@ FEEDBACK_WORDS: dict[str, dict[str, str]] = {
         "vi": "**Điểm: {score}** (+{extra}: điểm cộng, ngoài điểm của notebook này)",
     },
     "extra_line": {"en": "extra credit: +{extra}", "zh": "额外加分：+{extra}", "vi": "điểm cộng: +{extra}"},
+    "overview_title": {
+        "en": "Feedback for {student}: the five labs",
+        "zh": "{student} 的反馈：五个实验",
+        "vi": "Phản hồi cho {student}: năm bài lab",
+    },
+    "overview_lab": {"en": "lab", "zh": "实验", "vi": "bài lab"},
+    "overview_auto": {"en": "autograded", "zh": "自动评分", "vi": "chấm tự động"},
+    "overview_written": {"en": "written answers", "zh": "书面回答", "vi": "câu trả lời viết"},
+    "overview_extra": {"en": "extra credit", "zh": "额外加分", "vi": "điểm cộng"},
+    "overview_total": {"en": "total", "zh": "合计", "vi": "tổng"},
+    "overview_score": {"en": "Score: {score}", "zh": "得分：{score}", "vi": "Điểm: {score}"},
+    "overview_late": {
+        "en": "after a late penalty of {penalty}",
+        "zh": "已扣除迟交罚分 {penalty}",
+        "vi": "sau khi trừ {penalty} điểm nộp muộn",
+    },
+    "overview_pending": {
+        "en": "Written answers not graded yet: {count} ({points} points); ?/N counts 0 until they are.",
+        "zh": "尚未评分的书面回答：{count} 个（{points} 分）；评分前 ?/N 计为 0。",
+        "vi": "Câu trả lời viết chưa được chấm: {count} ({points} điểm); ?/N tính là 0 cho đến khi được chấm.",
+    },
+    "overview_failed": {
+        "en": "What failed, with the hints",
+        "zh": "未通过的内容及提示",
+        "vi": "Những gì chưa đạt, kèm gợi ý",
+    },
+    "overview_nothing_failed": {
+        "en": "Every test passed.",
+        "zh": "所有测试均已通过。",
+        "vi": "Mọi bài kiểm tra đều đạt.",
+    },
+    "overview_link": {
+        "en": "[All five labs at a glance: your overview]({link})",
+        "zh": "[五个实验一览：你的总览]({link})",
+        "vi": "[Cả năm bài lab trong một trang: tổng quan của bạn]({link})",
+    },
+    "widget": {
+        "en": "[an interactive widget: open this notebook in JupyterLab and run the cell to use it]",
+        "zh": "[交互式控件：在 JupyterLab 中打开此 notebook 并运行该单元格即可使用]",
+        "vi": "[tiện ích tương tác: mở notebook này trong JupyterLab và chạy ô để dùng]",
+    },
 }
 """Each fixed text of a feedback page, by id, in every language: ``str.format`` templates with the same
 placeholders in each."""

@@ -7,12 +7,15 @@ formgrader reads is already inert) and of feedback (``workbook.course.config``).
 
 - markdown cells (the written answers) and ``text/markdown`` outputs are rendered to HTML by mistune (the markdown
   library nbconvert renders with), that HTML is sanitized by nbconvert's ``SanitizeHTML`` (bleach) with
-  ``TAGS`` and ``ATTRIBUTES`` as the allow-list (disallowed tags are stripped, their text kept; links only to
-  ``PROTOCOLS``), and stored on one line (newlines as ``&#10;``) wrapped in a ``<div>``: a markdown renderer then
+  ``TAGS``, ``ATTRIBUTES`` and ``STYLES`` as the allow-list (disallowed tags are stripped, their text kept; links
+  only to ``PROTOCOLS``; a ``style`` keeps only the layout of ``STYLES``, so the labs' context tables read as in
+  JupyterLab), and stored on one line (newlines as ``&#10;``) wrapped in a ``<div>``: a markdown renderer then
   passes it through as one HTML block, so an answer still reads as formatted text and nothing in it is read as
   markdown again;
 - raw cells are sanitized the same way (nbconvert emits an HTML raw cell as it is);
-- outputs keep only the MIME types of ``KEPT``: ``text/plain``, ``text/html`` (sanitized), ``text/markdown``
+- a widget's output (an explorer) is one ``text/plain`` line saying that it is interactive in JupyterLab (in the
+  notebook's edition: ``feedback_words``);
+- other outputs keep only the MIME types of ``KEPT``: ``text/plain``, ``text/html`` (sanitized), ``text/markdown``
   (rendered and sanitized, as a cell), ``image/png`` and ``image/jpeg`` (when their data is base64). Everything
   else (JavaScript, widget views, SVG, LaTeX, JSON, unknown types) is dropped; an output left with nothing is
   one ``text/plain`` line saying what was removed. Output metadata keeps only numeric image sizes; a stream's
@@ -36,14 +39,41 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from traitlets import Bool
 
+from workbook.course.editions import language_of
+from workbook.pipeline.feedback_words import feedback_word
+
 TAGS = frozenset(
     "a abbr b blockquote br code dd del div dl dt em h1 h2 h3 h4 h5 h6 hr i kbd li ol p pre q s samp small "
     "span strong sub sup table tbody td tfoot th thead tr u ul".split()
 )
 """The HTML tags an inert notebook keeps (text formatting and tables); any other tag is removed, its text kept."""
-ATTRIBUTES = {"a": ["href", "title"], "abbr": ["title"], "td": ["colspan", "rowspan"], "th": ["colspan", "rowspan"]}
-"""The attributes kept, by tag: no event handler, style, class or id (nothing the formgrader's own scripts or
-styles could be steered by)."""
+ATTRIBUTES = {
+    "a": ["href", "title"],
+    "abbr": ["title"],
+    "td": ["colspan", "rowspan", "style"],
+    "th": ["colspan", "rowspan", "style"],
+    **{tag: ["style"] for tag in ("b", "div", "span", "table", "tr")},
+}
+"""The attributes kept, by tag: no event handler, class or id (nothing the formgrader's own scripts or styles could
+be steered by); a ``style`` only with ``STYLES``."""
+STYLES = (
+    "background-color",
+    "border-left",
+    "color",
+    "font-family",
+    "font-style",
+    "font-weight",
+    "padding",
+    "text-align",
+    "vertical-align",
+    "white-space",
+)
+"""The CSS properties a kept ``style`` may set: colours, alignment and wrapping, the labs' tables and status boxes
+(``compaction_lab.provided.notebook.views``). None takes a URL (no ``background``, ``list-style``) and none moves
+an element over another (no ``margin``, ``position``), so a style can neither load anything nor cover the
+formgrader's own controls."""
+WIDGET = "application/vnd.jupyter.widget-view+json"
+"""The MIME type of a widget's view: its output stands for something only a running kernel can show."""
 PROTOCOLS = frozenset(bleach.ALLOWED_PROTOCOLS)
 """The URL schemes a kept link may use, bleach's (http, https, mailto; ``SanitizeHTML`` passes none of its own):
 bleach drops any other ``href``, ``javascript:`` among them; a relative link is kept."""
@@ -66,11 +96,15 @@ class InertNotebook(Preprocessor):
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.sanitizer = SanitizeHTML(tags=sorted(TAGS), attributes=ATTRIBUTES, strip=True, parent=self)
+        self.sanitizer = SanitizeHTML(
+            tags=sorted(TAGS), attributes=ATTRIBUTES, styles=list(STYLES), strip=True, parent=self
+        )
+        self.language = "en"
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         """Remove the notebook's widget state, then make each cell inert (``preprocess_cell``)."""
         nb.metadata.pop("widgets", None)
+        self.language = language_of(nb)
         return super().preprocess(nb, resources)
 
     def preprocess_cell(self, cell: NotebookNode, resources: dict, index: int) -> tuple[NotebookNode, dict]:
@@ -86,7 +120,7 @@ class InertNotebook(Preprocessor):
         return cell, resources
 
     def inert_html(self, text: str) -> str:
-        """``text`` (HTML) with only ``TAGS``, ``ATTRIBUTES`` and links to ``PROTOCOLS``, through bleach."""
+        """``text`` (HTML) with only ``TAGS``, ``ATTRIBUTES``, ``STYLES`` and links to ``PROTOCOLS``, through bleach."""
         return self.sanitizer.sanitize_html_tags(text)
 
     def inert_markdown(self, text: str) -> str:
@@ -107,6 +141,8 @@ class InertNotebook(Preprocessor):
         if kind not in ("display_data", "execute_result"):
             return new_output("stream", name="stdout", text=removed_note([f"an output of type {kind!r}"]))
         data = output.get("data", {})
+        if WIDGET in data:
+            return new_output("stream", name="stdout", text=feedback_word("widget", self.language) + "\n")
         kept, removed = {}, []
         for mime, value in data.items():
             text = "".join(value) if isinstance(value, list) else value

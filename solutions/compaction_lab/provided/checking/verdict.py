@@ -3,7 +3,8 @@
 ``verdict(case, observed, expected)`` compares what a lab function did (``wire.observe``'s report, made in the
 notebook, in ``workbook check`` or in the grader's sandboxed runner) with what the reference solution did; the
 grader's judge and the notebook's checks decide by this same function. ``same`` and ``first_difference`` compare
-wire values; ``show`` writes one short and readable.
+wire values; ``show`` writes one short and readable, and ``shown_pair`` two compared values, each cut to a readable
+length around where they first differ (``cut``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from .. import errors
 from .case import Case
+from .cut import cut
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def _error_failure(case: Case, observed: dict[str, Any]) -> str | None:
     raised = observed.get("raised")
     expected = case.expectation()
     if raised is None:
-        got = "a value that is not data" if "unserializable" in observed else show(observed.get("returned"))
+        got = "a value that is not data" if "unserializable" in observed else cut(show(observed.get("returned")))
         return f"called {case.call}, got {got} and no error, expected {expected}"
     name, message = _class_name(raised), raised["message"]
     if case.raises not in raised["classes"] or _also_another_course_error(case.raises, raised["classes"]):
@@ -154,11 +156,14 @@ def _value_failure(case: Case, observed: dict[str, Any], expected: dict[str, Any
     want = expected.get("returned")
     if "raised" in observed:
         raised = observed["raised"]
-        return f"called {case.call}, got {_class_name(raised)}({SHORT.repr(raised['message'])}), expected {show(want)}"
+        return (
+            f"called {case.call}, got {_class_name(raised)}({SHORT.repr(raised['message'])}), "
+            f"expected {cut(show(want))}"
+        )
     if "unserializable" in observed:
         return (
             f"called {case.call}, got a value that is not plain data ({observed['unserializable']}), "
-            f"expected {show(want)}"
+            f"expected {cut(show(want))}"
         )
     got = observed.get("returned")
     for part in case.parts or ("",):
@@ -169,8 +174,9 @@ def _value_failure(case: Case, observed: dict[str, Any], expected: dict[str, Any
             path = f".{part}" if part else ""
             if where and not where.endswith(" length"):
                 path, got_part, want_part = f"{path}{where}", got_value, want_value
-            got_text = f"{path} = {show(got_part)}" if path else show(got_part)
-            return f"called {case.call}, got {got_text}, expected {show(want_part)}"
+            got_shown, want_shown = shown_pair(got_part, want_part)
+            got_text = f"{path} = {got_shown}" if path else got_shown
+            return f"called {case.call}, got {got_text}, expected {want_shown}"
     if case.copies and observed.get("shared"):
         return (
             f"called {case.call}, got a result whose {observed['shared'][0]} is an object of its inputs, "
@@ -248,12 +254,20 @@ def _where(got: Any, want: Any) -> str:
     if not found or not found[0]:
         return ""
     path, a, b = found
-    return f" (first difference at {path}: got {show(a)}, expected {show(b)})"
+    got_shown, want_shown = shown_pair(a, b)
+    return f" (first difference at {path}: got {got_shown}, expected {want_shown})"
 
 
 def show(value: Any) -> str:
     """A short, readable form of a wire value: dataclasses as ``Name(field=...)``, tags as Python values."""
     return SHORT.repr(_readable(value))
+
+
+def shown_pair(got: Any, want: Any) -> tuple[str, str]:
+    """``show`` of two compared wire values, each cut to at most ``cut.VALUE_CHARS`` characters around the first
+    character where the two differ, marked there (``cut.cut``)."""
+    got_text, want_text = show(got), show(want)
+    return cut(got_text, want_text), cut(want_text, got_text)
 
 
 class _Shown:

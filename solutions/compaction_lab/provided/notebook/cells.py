@@ -16,6 +16,7 @@ from typing import Any
 
 from ..checking.alone import run_on_its_own
 from ..checking.case import visible_cases
+from ..checking.cut import cut
 from ..checking.verdict import SHORT, first_difference
 from ..errors import LabNotImplementedError
 from ..labs import LABS
@@ -92,14 +93,16 @@ def check(grade_id: str) -> None:
 def expect(actual: Any, expected: Any, call: str) -> None:
     """Raise ``AssertionError`` ("called <call>, got <actual>, expected <expected>") unless equal.
 
-    Long values are shortened; the message then adds where they first differ, e.g.
-    ``first difference at [0]['content']: got 'x', expected 'y'``.
+    Long values are shortened (each cut to a readable length around where the two differ, ``checking.cut``); the
+    message then adds where they first differ, e.g. ``first difference at [0]['content']: got 'x', expected 'y'``.
     """
     if actual == expected:
         return
-    message = f"called {call}, got {SHORT.repr(actual)}, expected {SHORT.repr(expected)}"
+    got_text, want_text = SHORT.repr(actual), SHORT.repr(expected)
+    message = f"called {call}, got {cut(got_text, want_text)}, expected {cut(want_text, got_text)}"
     where = first_difference(actual, expected)
     if where is not None and where[0]:
         path, got, wanted = where
-        message += f" (first difference at {path}: got {got!r}, expected {wanted!r})"
+        got_text, want_text = repr(got), repr(wanted)
+        message += f" (first difference at {path}: got {cut(got_text, want_text)}, expected {cut(want_text, got_text)})"
     raise AssertionError(message)

@@ -101,7 +101,7 @@ def entries_table(
         cells = [entry["id"], entry_role(entry), entry_text(entry), tokens]
         if notes is not None:
             cells.append(notes.get(entry["id"], ""))
-        style = f" style='background:{colours[entry['id']]}'" if colours and entry["id"] in colours else ""
+        style = f" style='background-color:{colours[entry['id']]}'" if colours and entry["id"] in colours else ""
         rows.append(
             f"<tr{style}>"
             + "".join(f"<td style='text-align:left'>{html.escape(str(cell))}</td>" for cell in cells)
