@@ -17,7 +17,7 @@ from workbook.cli.main import main
 from workbook.course.layout import Course
 from workbook.grading.casebook import grade_points
 from workbook.pipeline.feedback import html_text
-from workbook.pipeline.overview import overview_path
+from workbook.pipeline.feedback_overview import overview_path
 from workbook.pipeline.release import hidden_case_secrets
 
 pytestmark = pytest.mark.slow

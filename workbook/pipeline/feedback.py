@@ -25,7 +25,7 @@ call that is public anyway, e.g. a visible case shows the same call, is not a se
 ``release.hidden_case_secrets``.) A notebook nbgrader could not execute has a page without outputs, or none
 when nbgrader could not grade it at all (the status says which).
 
-Every page opens with a link to the student's overview across the five labs (``workbook.pipeline.overview``,
+Every page opens with a link to the student's overview across the five labs (``workbook.pipeline.feedback_overview``,
 ``feedback/STUDENT/index.html``, written beside the pages' folder and checked with them). A page's ✓/✗ lines wrap
 at its width rather than scroll sideways (``PAGE_STYLE``), so "expected ..." is always in view.
 
@@ -64,7 +64,7 @@ from workbook.grading.results import read_results
 from workbook.page_policy import with_policy
 from workbook.pipeline.feedback_words import feedback_word
 from workbook.pipeline.grades import points_text, read_grades, with_extra_credit
-from workbook.pipeline.overview import LINK, overview_page, overview_path
+from workbook.pipeline.feedback_overview import LINK, overview_page, overview_path
 from workbook.pipeline.release import hidden_case_secrets
 
 

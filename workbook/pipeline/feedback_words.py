@@ -2,7 +2,7 @@
 
 Only what the page says around the judge's results comes from here: the hidden tests' summary, a cell that was
 not judged, the extra credit set apart, the line that stands for a widget (``workbook.pipeline.inert``), and the
-overview page's words (``workbook.pipeline.overview``). The results themselves (case names, calls, values,
+overview page's words (``workbook.pipeline.feedback_overview``). The results themselves (case names, calls, values,
 messages) and the instructor's hints are shown as the judge recorded them; the scores are the gradebook's.
 """
 

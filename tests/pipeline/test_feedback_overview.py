@@ -7,7 +7,7 @@ import re
 
 from workbook.manifest import LABS
 from workbook.pipeline.grades import LabScore, StudentGrades
-from workbook.pipeline.overview import failed_lines, overview_page
+from workbook.pipeline.feedback_overview import failed_lines, overview_page
 
 NOTEBOOKS = [lab.notebook.removesuffix(".ipynb") for lab in LABS]
 GRADES = StudentGrades(
