@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 
 from workbook.manifest import LABS
-from workbook.pipeline.grades import LabScore, StudentGrades
 from workbook.pipeline.feedback_overview import failed_lines, overview_page
+from workbook.pipeline.grades import LabScore, StudentGrades
 
 NOTEBOOKS = [lab.notebook.removesuffix(".ipynb") for lab in LABS]
 GRADES = StudentGrades(

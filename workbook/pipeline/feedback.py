@@ -62,9 +62,9 @@ from workbook.course.layout import ASSIGNMENT, Course, CourseError, configured_c
 from workbook.grading.reference import import_reference
 from workbook.grading.results import read_results
 from workbook.page_policy import with_policy
+from workbook.pipeline.feedback_overview import LINK, overview_page, overview_path
 from workbook.pipeline.feedback_words import feedback_word
 from workbook.pipeline.grades import points_text, read_grades, with_extra_credit
-from workbook.pipeline.feedback_overview import LINK, overview_page, overview_path
 from workbook.pipeline.release import hidden_case_secrets
 
 
