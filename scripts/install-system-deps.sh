@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what the grading sandbox, the hub and PostgreSQL tests need besides Python packages, on Debian, as root:
 #   - bubblewrap from Debian's packages (workbook.grading.sandbox runs student code in it; the sandbox tests need it),
+#     and libseccomp (its seccomp filter, workbook.grading.syscall_filter; Debian installs it with apt itself),
 #   - Chromium from Debian's packages (Playwright drives /usr/bin/chromium; no browser download),
 #   - PostgreSQL's server from Debian's packages (tests/pipeline/test_postgres.py starts its own on 127.0.0.1),
 #   - configurable-http-proxy from the npm registry into .hub-deps/ of this checkout (not global).
@@ -19,6 +20,7 @@ fi
 
 missing=()
 command -v bwrap >/dev/null || missing+=(bubblewrap)
+compgen -G "/usr/lib/*/libseccomp.so.2" >/dev/null || missing+=(libseccomp2)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v npm >/dev/null || missing+=(nodejs npm)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)

@@ -35,6 +35,7 @@ from accident_submissions import DUE, set_due_date_and_zero_penalty
 from browser import CHROMIUM, CHROMIUM_FLAGS, NO_HUB_EXTRA
 from packages import STARTER_PACKAGE
 from rich.console import Console
+from sandbox_probes import invalidate, keys_with
 
 from hostile_bank import BANK, BOMB_CHARS, NOT_UTF8, Submission, build_package, finish_submission
 from workbook.course.intake import escaped
@@ -371,6 +372,19 @@ def test_reading_secrets_finds_nothing_to_print(batch):
     assert str(course.root) not in re.sub(r"could not read [\w ]+? /\S+", "", text), "the course path is not in sight"
 
 
+def test_the_keyring_carries_nothing_from_one_sandbox_to_another(batch):
+    """Every kernel and runner of the keyring trick was refused the keyring (the kernels say so in their notebooks),
+    none replayed a key, and no key of the trick is left for a later student."""
+    course = batch["course"]
+    for notebook in sorted(course.autograded("s24_keyring").glob("*.ipynb")):
+        shown = printed(notebook)
+        assert "HOSTILE s24_keyring: found no key: EPERM" in shown, notebook.name
+        assert "HOSTILE s24_keyring: could not post: EPERM" in shown and "posted key" not in shown, notebook.name
+    pages = " ".join(page.read_text(encoding="utf-8") for page in batch["pages"]["s24_keyring"])
+    assert "replayed" not in pages and "posted key" not in pages
+    assert keys_with(batch["marker"]) == []
+
+
 def test_the_bombs_hit_their_limits(batch):
     course = batch["course"]
     memory = printed(course.autograded("s13_memory_bomb") / "01_record_parsing.ipynb")
@@ -656,5 +670,13 @@ def test_every_trick_works_without_a_sandbox(batch, submission: Submission, tmp_
         elif submission.effect == "planted":
             assert (cwd / "hidden_tests.html").is_file()
             assert (course / "feedback" / submission.student / ASSIGNMENT / "planted.html").is_file()
+        elif submission.effect == "keyring":
+            assert f"HOSTILE {submission.student}: posted key" in run.stdout and keys_with(batch["marker"])
+            later = subprocess.run(
+                [sys.executable, "-c", "import compaction_lab.records"], cwd=cwd, capture_output=True, text=True
+            )  # another student's process of the same uid
+            assert f"HOSTILE {submission.student}: replayed a key: posted at import in {cwd}" in later.stdout
     finally:
         kill_marked(batch["marker"])
+        for key in keys_with(batch["marker"]):
+            invalidate(key)

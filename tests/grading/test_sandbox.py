@@ -226,18 +226,18 @@ def test_without_a_sandbox_auto_says_why_required_refuses_and_off_never_tries(mo
 def test_describe_names_the_users_the_network_and_the_limits():
     first = Isolation("bubblewrap", as_root=True).uid(0)
     assert Isolation("bubblewrap", as_root=True).describe(slots=2) == (
-        f"sandbox: bubblewrap, users {first}-{first + 1}, no network; per sandbox: no limit (no cgroup hierarchy "
-        "mounted); private folder: no size limit (its tmpfs needs root); per process: 1 GiB memory, 64 processes "
-        "per user, 60 s CPU, 64 MiB per file"
+        f"sandbox: bubblewrap, users {first}-{first + 1}, no network, no keyring; per sandbox: no limit (no cgroup "
+        "hierarchy mounted); private folder: no size limit (its tmpfs needs root); per process: 1 GiB memory, "
+        "64 processes per user, 60 s CPU, 64 MiB per file"
     )
     limited = cgroups.Support(
         (cgroups.Hierarchy(1, Path("/m"), ("memory",)), cgroups.Hierarchy(1, Path("/p"), ("pids",))),
         "no cpu controller",
     )
     assert Isolation("bubblewrap", as_root=True, cgroups=limited, tmpfs=True).describe() == (
-        f"sandbox: bubblewrap, user {first}, no network; per sandbox (cgroup v1): 1 GiB memory, 64 processes; "
-        "not per sandbox: no cpu controller; private folder: 256 MiB tmpfs; per process: 1 GiB address space, "
-        "60 s CPU, 64 MiB per file"
+        f"sandbox: bubblewrap, user {first}, no network, no keyring; per sandbox (cgroup v1): 1 GiB memory, "
+        "64 processes; not per sandbox: no cpu controller; private folder: 256 MiB tmpfs; per process: 1 GiB "
+        "address space, 60 s CPU, 64 MiB per file"
     )
     assert (
         Isolation("bubblewrap")

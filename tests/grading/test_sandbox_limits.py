@@ -18,6 +18,7 @@ import time
 import uuid
 from pathlib import Path
 
+import pyseccomp
 import pytest
 from sandbox_probes import host_processes_with, last_json
 
@@ -225,6 +226,7 @@ def test_as_the_grading_account_a_group_delegated_to_it_limits_its_sandboxes(iso
         shutil.copytree(
             Path(sandbox.__file__).parents[1], code / "workbook", ignore=shutil.ignore_patterns("__pycache__")
         )
+        shutil.copy(pyseccomp.__file__, code)  # a dependency of the package (its seccomp filter), one module
         subprocess.run(["chmod", "-R", "a+rX", str(code)], check=True)
         for folder in delegated:
             folder.mkdir()

@@ -377,7 +377,7 @@ def test_autograde_with_isolation_required_refuses_to_grade_without_a_sandbox(tm
     printed = " ".join(capsys.readouterr().out.split())
     assert (
         "workbook autograde: cannot sandbox student code: bwrap, setpriv, prlimit not found on PATH; "
-        "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap" in printed
+        "install bubblewrap and libseccomp (Debian/Ubuntu: apt-get install bubblewrap libseccomp2" in printed
     )
     assert not course.autograded("ada").exists() and not (course.root / "logs").exists()
 

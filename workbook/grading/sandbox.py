@@ -14,6 +14,9 @@ paths (a kernel's connection file and ipc sockets) mean the same on both sides. 
 - new pid, network, ipc and uts namespaces: no network interface but loopback, no process of the
   host to see or signal, and every process the code starts dies when the sandbox ends
   (``--unshare-pid``, ``--die-with-parent``, ``--new-session``);
+- a seccomp filter refusing the kernel's key management calls (``add_key``, ``request_key``, ``keyctl``;
+  ``workbook.grading.syscall_filter``): a uid's keyrings outlive every sandbox, and every sandbox of a slot is
+  that uid, so no key can be posted or read there;
 - limits (``Limits``), per sandbox where the machine gives them and per process always, and a minimal
   environment (``PATH``, ``HOME=W``, ``LANG``, Jupyter/IPython/Matplotlib folders inside ``W``): nothing of
   the caller's environment (database URLs, tokens).
@@ -40,9 +43,9 @@ Who the code runs as (``detect``):
 - not root (a hub's grader service): bubblewrap unprivileged, in a user namespace where the caller's
   own uid is mapped (the kernel's ``RLIMIT_NPROC`` then counts per namespace), nested user
   namespaces disabled;
-- without bubblewrap, or where it cannot create namespaces: no sandbox. Mode ``required`` then raises
-  ``SandboxUnavailable`` saying what is missing, ``auto`` runs the code unsandboxed (``describe()``
-  says so and why), ``off`` never sandboxes.
+- without bubblewrap or libseccomp, or where bubblewrap cannot create namespaces: no sandbox. Mode
+  ``required`` then raises ``SandboxUnavailable`` saying what is missing, ``auto`` runs the code unsandboxed
+  (``describe()`` says so and why), ``off`` never sandboxes.
 
 What stays possible inside: reading the bound system and Python files, using CPU and memory up to the
 limits, writing in ``W`` (up to its tmpfs's size, and the file-size limit per file) and ``/tmp``
@@ -68,7 +71,7 @@ from pathlib import Path
 from typing import Any
 
 from workbook.errors import CourseError
-from workbook.grading import cgroups, private_disk
+from workbook.grading import cgroups, private_disk, syscall_filter
 from workbook.grading.sandbox_users import USERS
 
 MODES = ("required", "auto", "off")
@@ -81,7 +84,8 @@ TMP_BYTES = 64 << 20
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "nsswitch.conf")
 """The only entries of ``/etc`` bound (read-only) into the sandbox."""
 INSTALL_HINT = (
-    "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap) "
+    "install bubblewrap and libseccomp (Debian/Ubuntu: apt-get install bubblewrap libseccomp2; Fedora: dnf "
+    "install bubblewrap libseccomp) "
     "and allow user namespaces (sysctl user.max_user_namespaces > 0; on Debian "
     "kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 kernel.apparmor_restrict_unprivileged_userns=0 "
     "or an AppArmor profile for bwrap)"
@@ -171,7 +175,7 @@ class Isolation:
 
     def describe(self, slots: int = 1, limits: Limits = Limits()) -> str:
         """One line for the instructor: the users, the network and which limits apply, e.g. ``sandbox:
-        bubblewrap, users 61000-61001, no network; per sandbox (cgroup v1): 1 GiB memory, 64 processes,
+        bubblewrap, users 61000-61001, no network, no keyring; per sandbox (cgroup v1): 1 GiB memory, 64 processes,
         1 CPU; private folder: 256 MiB tmpfs; per process: 1 GiB address space, 60 s CPU, 64 MiB per file``,
         or ``sandbox: none (why)``."""
         if not self.enforced:
@@ -213,14 +217,14 @@ class Isolation:
         ]
         if sandbox_limits and len(sandbox_limits) < len(cgroups.CONTROLLERS):
             parts.insert(1, f"not per sandbox: {self.cgroups.missing}")
-        return f"sandbox: bubblewrap, {who}, no network; " + "; ".join(parts)
+        return f"sandbox: bubblewrap, {who}, no network, no keyring; " + "; ".join(parts)
 
 
 def detect(mode: str = "auto") -> Isolation:
     """The isolation this machine gives for ``mode`` (one of ``MODES``).
 
     Raises ``ValueError`` for another mode, and ``SandboxUnavailable`` in mode ``required`` when
-    bubblewrap is missing or cannot start a sandbox here (the message names the problem and how to
+    bubblewrap or libseccomp is missing or cannot start a sandbox here (the message names the problem and how to
     install or enable it). In mode ``auto`` that gives ``Isolation("none", reason=...)``.
     """
     if mode not in MODES:
@@ -242,6 +246,9 @@ def _sandbox_problem(as_root: bool) -> str | None:
     missing = [tool for tool in ("bwrap", "setpriv", "prlimit") if not shutil.which(tool)]
     if missing:
         return f"{', '.join(missing)} not found on PATH"
+    unfiltered = syscall_filter.problem()
+    if unfiltered is not None:
+        return unfiltered
     candidate = Isolation("bubblewrap", as_root=as_root)
     with private_dir(candidate) as work:
         argv = wrap(candidate, [sys.executable, "-c", "pass"], workdir=work)
@@ -361,7 +368,9 @@ def wrap(
 ) -> list[str]:
     """The command line that runs ``argv`` in the sandbox with cwd ``workdir`` (a ``private_dir`` of
     ``slot``, or a folder inside one) under ``limits``. Without a sandbox, ``argv`` itself (the caller
-    runs it with ``cwd=workdir``). File descriptors the caller passes are inherited.
+    runs it with ``cwd=workdir``). File descriptors the caller passes are inherited. The command line starts with a
+    shell that gives bubblewrap the seccomp filter (``syscall_filter.command``) on a descriptor from 3 to 9 that
+    the caller does not pass.
 
     Where the ``private_dir`` has a control group, its limits become ``limits`` and the command line first
     enters it (then every process of the sandbox is in it before bubblewrap starts)."""
@@ -411,7 +420,7 @@ def wrap(
         ]
     per_sandbox = isolation.cgroups.controllers if group is not None else frozenset()
     command += [shutil.which("prlimit") or "prlimit", *limits.prlimit(per_sandbox), "--"]
-    command += list(argv)
+    command = syscall_filter.command([*command, *argv])
     return group.enter(command) if group is not None else command
 
 
