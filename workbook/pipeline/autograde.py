@@ -194,7 +194,7 @@ def grade_with_progress(
     before grading anything when it is ``required`` and this machine cannot sandbox."""
     chosen = select_students(course, students)
     sandbox = course_isolation(course, isolation)
-    console.print(sandbox.describe(slots=min(jobs or default_jobs(), len(chosen))), highlight=False)
+    console.print(sandbox.describe(slots=0), highlight=False)
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -242,12 +242,12 @@ def status_text(course: Course, outcome: Outcome) -> str:
     return escape("; ".join([first, *status_notes(course, outcome.student)]))
 
 
-def print_summary(course: Course, outcomes: list[Outcome], console: Console) -> None:
-    """The per-student, per-lab table of the graded students, with each one's status; then the notes on
-    hand-graded answers still to grade, late penalties and cells marked for review."""
+def print_summary(course: Course, outcomes: list[Outcome], console: Console, command: str = "autograde") -> None:
+    """The per-student, per-lab table of the graded students, with each one's status, titled with ``command``;
+    then the notes on hand-graded answers still to grade, late penalties and cells marked for review."""
     status = {outcome.student: status_text(course, outcome) for outcome in outcomes}
     with course.gradebook() as gradebook:
         grades = read_grades(gradebook, [outcome.student for outcome in outcomes])
         notebooks = notebook_names(gradebook)
-    console.print(grade_table(grades, notebooks, status, title=f"autograde: {ASSIGNMENT}"))
+    console.print(grade_table(grades, notebooks, status, title=f"{command}: {ASSIGNMENT}"))
     print_closing_notes(console, course, grades)

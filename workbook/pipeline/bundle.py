@@ -65,13 +65,15 @@ class GradingBundle:
 class Submission:
     """One student's submission as a grading task sees it: ``files`` (path relative to
     ``submitted/STUDENT/compaction_labs`` to bytes), its trusted receipt ``received`` (None when the course has
-    no time for it) and ``fingerprint``, a SHA-256 of both, which tells a recorded grading of this very
-    submission from one of an earlier one."""
+    no time for it), ``fingerprint``, a SHA-256 of both, which tells a recorded grading of this very
+    submission from one of an earlier one, and ``seeds``, ``(lab, seed)`` pairs of generated variants to judge
+    with again (``workbook regrade``; empty: fresh seeds)."""
 
     student: str
     files: dict[str, bytes]
     received: Received | None
     fingerprint: str
+    seeds: tuple[tuple[int, int], ...] = ()
 
     def materialize(self, course: Course) -> None:
         """Write the submission into ``course`` (made by ``GradingBundle.materialize``), with its receipt."""

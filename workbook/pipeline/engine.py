@@ -34,9 +34,12 @@ from workbook.errors import CourseError
 DEFAULT_SUBMISSION_TIMEOUT = 900
 """Seconds one student's whole grading may take before its worker is restarted."""
 ALLOWED_FAILURES = 2
-"""Times a task's worker may die under it before the student is given up (Dask retries it elsewhere)."""
+"""Times a task's worker may die under it before the student is given up, on a local cluster (Dask tries it
+again elsewhere until then; a running cluster's scheduler has its own setting)."""
 SCHEDULER_VARIABLE = "DASK_SCHEDULER_ADDRESS"
 """Dask's own convention: the scheduler to use when ``--scheduler`` is not given."""
+CONNECT_SECONDS = 30
+"""How long to try to reach a running cluster's scheduler."""
 POLL_SECONDS = 0.5
 """How often the scheduler is asked which tasks are running."""
 SETTINGS = {"distributed.scheduler.worker-saturation": 1.0, "distributed.scheduler.allowed-failures": ALLOWED_FAILURES}
@@ -68,7 +71,7 @@ def grading_client(jobs: int, scheduler: str | None = None) -> Iterator[Client]:
     address = scheduler or os.environ.get(SCHEDULER_VARIABLE)
     if address:
         try:
-            client = Client(address, timeout=30)
+            client = Client(address, timeout=CONNECT_SECONDS)
         except OSError as error:
             raise CourseError(f"cannot reach the Dask scheduler at {address}: {error}") from None
         with client:
@@ -130,7 +133,7 @@ def run_tasks(
             elif future.status == "error":
                 error = future.exception()
                 why = (
-                    f"its grading process died {ALLOWED_FAILURES} times"
+                    "its grading process died each time it was tried (Dask's KilledWorker)"
                     if isinstance(error, KilledWorker)
                     else f"{type(error).__name__}: {error}"
                 )
