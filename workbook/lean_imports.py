@@ -6,7 +6,7 @@ importing nbgrader costs, in every ``workbook`` command and every autograde work
 to check the ``iri`` and ``iri-reference`` string formats, and only for a validator given a
 ``FormatChecker``; nbformat's and nbgrader's validators have none, so they behave the same without it.
 jsonschema imports it inside ``contextlib.suppress(ImportError)``: without it those two formats are simply
-not checked. Measured in ``benchmarks/bench_autograde.py`` (the CLI's and the workers' start).
+not checked. ``workbook/__init__.py`` calls it, so every process that imports the workbook skips it.
 """
 
 from __future__ import annotations

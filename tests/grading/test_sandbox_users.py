@@ -1,5 +1,5 @@
 """Sandbox users per run (issue 21, item 7): two processes never hold one uid; a process that finds none free
-says so, waits, and gives up; a grading run's workers use the uids it holds. Locks only: no sandbox runs."""
+says so, waits, and gives up. Locks only: no sandbox runs."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from workbook.errors import CourseError
-from workbook.grading.sandbox_users import LEASED, SandboxBusy, SandboxUsers
+from workbook.grading.sandbox_users import SandboxBusy, SandboxUsers
 
 FIRST = 70000
 HOLDER = """
@@ -69,18 +69,6 @@ def test_a_uid_that_comes_free_while_waiting_is_taken(tmp_path):
     end(other)
     waiting.join(timeout=60)
     assert got == theirs == [FIRST]
-
-
-def test_a_worker_uses_the_uids_its_run_hands_down_and_never_locks_them(tmp_path):
-    run = SandboxUsers(FIRST, 4, tmp_path / "locks")
-    environment = run.handed_down(2)
-    assert environment == {LEASED: f"{FIRST},{FIRST + 1}"}
-    worker = SandboxUsers.from_environment({**environment, "WORKBOOK_SANDBOX_LOCKS": str(tmp_path / "locks")})
-    assert [worker.uid(0), worker.uid(1)] == [FIRST, FIRST + 1]
-    worker.release()
-    assert worker.held == [FIRST, FIRST + 1], "inherited uids are the parent's to give back"
-    run.release()
-    assert run.held == []
 
 
 def test_a_lock_folder_others_may_write_in_is_refused(tmp_path):

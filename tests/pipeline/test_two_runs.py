@@ -1,5 +1,6 @@
 """Two grading runs on one machine (issue 21, item 7): two ``workbook autograde`` runs on two courses at the same
-time, both sandboxed, grade both right, each with sandbox uids of its own."""
+time, both sandboxed, grade both right, each with sandbox uids of its own (each grading process takes its own:
+the uid each student's sandboxes ran as is in its results)."""
 
 from __future__ import annotations
 
@@ -12,21 +13,20 @@ import pytest
 
 from workbook.authoring.samples import blank, complete
 from workbook.course.submit import submit
+from workbook.grading.results import read_results
 from workbook.paths import script
 from workbook.pipeline.build import build
 from workbook.pipeline.grades import read_grades
 from workbook.pipeline.release import release
 
 
-def users_of(first_line: str) -> set[int]:
-    """The uids an autograde run's first line (``Isolation.describe``) names: ``users 61000-61001``, ``users
-    61000 and 61002``."""
-    found = re.search(r"users? ([\d, -]+(?: and \d+)?), no network", first_line)
-    assert found, first_line
-    uids: set[int] = set()
-    for part in re.split(r", | and ", found[1]):
-        first, _, last = part.partition("-")
-        uids |= set(range(int(first), int(last or first) + 1))
+def users_of(course, students: list[str]) -> set[int]:
+    """The uids the sandboxes of ``students`` ran as (``Isolation.describe`` in their results: ``user 61000``)."""
+    uids = set()
+    for student in students:
+        found = re.search(r"user (\d+), no network", read_results(course, student)["isolation"])
+        assert found, read_results(course, student)["isolation"]
+        uids.add(int(found[1]))
     return uids
 
 
@@ -56,9 +56,10 @@ def test_two_autograde_runs_at_once_grade_both_courses_right_with_their_own_uids
     for run, text in zip(runs, printed, strict=True):
         assert run.returncode == 0, text
     first_lines = [next(line for line in text.splitlines() if line.startswith("sandbox: ")) for text in printed]
-    uids = [users_of(line) for line in first_lines]
-    assert all(len(run_uids) == 2 for run_uids in uids), first_lines
-    assert not uids[0] & uids[1], f"the runs shared sandbox users: {first_lines}"
+    assert all("one user per grading process" in line for line in first_lines), first_lines
+    uids = [users_of(course, ["complete", "blank"]) for course in courses]
+    assert all(1 <= len(run_uids) <= 2 for run_uids in uids), uids
+    assert not uids[0] & uids[1], f"the runs shared sandbox users: {uids}"
     for course in courses:
         with course.gradebook() as gradebook:
             grades = {grade.student: grade for grade in read_grades(gradebook, ["complete", "blank"])}

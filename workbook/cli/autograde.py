@@ -9,7 +9,7 @@ from rich.console import Console
 from workbook.cli.common import add_course_option
 from workbook.course.layout import DEFAULT_CELL_TIMEOUT, Course
 from workbook.grading.sandbox import MODES
-from workbook.pipeline.workers import DEFAULT_SUBMISSION_TIMEOUT, default_jobs
+from workbook.pipeline.engine import DEFAULT_SUBMISSION_TIMEOUT, SCHEDULER_VARIABLE, default_jobs
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +23,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "graded in nbgrader's formgrader), the total and a status naming whatever "
         "went wrong (a notebook that crashed, a copied, deleted or edited cell, a "
         "renamed or missing notebook, a malformed timestamp). A submission that hangs "
-        "or crashes its grading fails alone; its log is logs/autograde/STUDENT.log.",
+        "or crashes its grading fails alone; its log is logs/autograde/STUDENT.log. Each "
+        "student is a task on Dask (a local cluster of --jobs processes, or the cluster at "
+        "--scheduler), and only this command writes the gradebook; a submission already "
+        "recorded is skipped unless --force.",
     )
     parser.add_argument("students", nargs="*", metavar="STUDENT", help="students to grade (default: all submitted)")
     add_course_option(parser)
@@ -31,7 +34,18 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--jobs",
         type=int,
         default=None,
-        help=f"students graded at the same time (default: the number of cores, {default_jobs()})",
+        help=f"students graded at the same time on this machine (default: the number of cores, {default_jobs()})",
+    )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help=f"grade on the running Dask cluster at ADDRESS, e.g. tcp://grader1:8786 (default: ${SCHEDULER_VARIABLE} "
+        "if set, else a local cluster of --jobs processes)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="grade again the submissions an earlier run already recorded (default: skip them)",
     )
     parser.add_argument(
         "--timeout",
@@ -62,6 +76,14 @@ def run(args: argparse.Namespace, console: Console) -> int:
     from workbook.pipeline.autograde import grade_with_progress
 
     outcomes = grade_with_progress(
-        Course(args.course), args.students, args.jobs, args.timeout, console, args.submission_timeout, args.isolation
+        Course(args.course),
+        args.students,
+        args.jobs,
+        args.timeout,
+        console,
+        args.submission_timeout,
+        args.isolation,
+        scheduler=args.scheduler,
+        force=args.force,
     )
     return 0 if all(outcome.graded for outcome in outcomes) else 1

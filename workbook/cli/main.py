@@ -15,7 +15,6 @@ import sys
 from typing import TYPE_CHECKING
 
 from workbook.errors import CourseError
-from workbook.lean_imports import skip_iri_grammar
 from workbook.third_party_warnings import ignore_nbgrader_add_submission_warning
 
 if TYPE_CHECKING:
@@ -23,9 +22,10 @@ if TYPE_CHECKING:
 
 DESCRIPTION = (
     "The compaction workbook's tools. Instructors: build, release, collect (or intake an LMS download), autograde, "
-    "grades, feedback, export, lms push (grades to the LMS), report, similarity (in that order, on an nbgrader course "
-    "directory), demo, and validate (do the tests grade right?). Students without a hub: practice, check and hint. "
-    "Anyone: inspect a real coding-agent session under the labs' rules."
+    "regrade (after editing a case), grades, feedback, export, lms push (grades to the LMS), report, similarity (in "
+    "that order, on an nbgrader course directory), demo, and validate (do the tests grade right?). "
+    "Students without a hub: practice, check and hint. Anyone: inspect a real coding-agent session under the labs' "
+    "rules."
 )
 
 COMMANDS = (
@@ -34,6 +34,7 @@ COMMANDS = (
     "collect",
     "intake",
     "autograde",
+    "regrade",
     "grades",
     "feedback",
     "export",
@@ -75,7 +76,6 @@ def command_console() -> Console:
 def main(argv: list[str] | None = None) -> int:
     """Run one ``workbook`` command; return its exit code (1 with a one-line message on a course error)."""
     argv = sys.argv[1:] if argv is None else argv
-    skip_iri_grammar()
     ignore_nbgrader_add_submission_warning()
     args = parser().parse_args(argv)
     console = command_console()

@@ -177,10 +177,13 @@ class Isolation:
         """One line for the instructor: the users, the network and which limits apply, e.g. ``sandbox:
         bubblewrap, users 61000-61001, no network, no keyring; per sandbox (cgroup v1): 1 GiB memory, 64 processes,
         1 CPU; private folder: 256 MiB tmpfs; per process: 1 GiB address space, 60 s CPU, 64 MiB per file``,
-        or ``sandbox: none (why)``."""
+        or ``sandbox: none (why)``. ``slots`` 0: the line of a run whose grading processes each take their own
+        uid (``one user per grading process, of uids 61000-61063``)."""
         if not self.enforced:
             return f"sandbox: none ({self.reason})"
-        if self.as_root:
+        if self.as_root and slots == 0:
+            who = f"one user per grading process, of {USERS.range_text()}"
+        elif self.as_root:
             uids = sorted(self.uid(slot) for slot in range(slots))
             if slots == 1:
                 who = f"user {uids[0]}"

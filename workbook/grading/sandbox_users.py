@@ -13,9 +13,8 @@ however it ends, so a crashed run never keeps its uids. A run that needs more ui
 its standard error and waits (``WORKBOOK_SANDBOX_WAIT`` seconds, default 600) for another run to end, then
 gives up (``SandboxBusy``).
 
-A grading run's worker processes use the run's uids: ``handed_down()`` is the environment that gives them
-(``LEASED``); a process started with it uses those uids as its first slots, without locks of its own (its
-parent holds them). Nothing else should set that variable.
+Each grading process (a worker of ``workbook autograde``'s cluster) takes its own uid on first use, so two
+workers on one machine never share one.
 """
 
 from __future__ import annotations
@@ -34,8 +33,6 @@ FIRST_UID_VARIABLE = "WORKBOOK_SANDBOX_FIRST_UID"
 COUNT_VARIABLE = "WORKBOOK_SANDBOX_UIDS"
 WAIT_VARIABLE = "WORKBOOK_SANDBOX_WAIT"
 LOCKS_VARIABLE = "WORKBOOK_SANDBOX_LOCKS"
-LEASED = "WORKBOOK_SANDBOX_LEASED_UIDS"
-"""Environment variable of a grading run's workers: the comma-separated uids the run holds for them."""
 LOCK_DIR = Path("/run/workbook-sandbox-users")
 """Where the uids' lock files are (only root may enter it); ``WORKBOOK_SANDBOX_LOCKS`` moves it."""
 
@@ -46,30 +43,26 @@ class SandboxBusy(CourseError):
 
 class SandboxUsers:
     """The uids ``first_uid`` to ``first_uid + count - 1`` of this machine, locked in ``lock_dir``, and those
-    this process holds (``inherited`` first: uids a parent holds for it). Thread-safe."""
+    this process holds. Thread-safe."""
 
-    def __init__(
-        self, first_uid: int, count: int, lock_dir: Path, wait: float = 600.0, inherited: tuple[int, ...] = ()
-    ) -> None:
+    def __init__(self, first_uid: int, count: int, lock_dir: Path, wait: float = 600.0) -> None:
         if count < 1:
             raise ValueError(f"{COUNT_VARIABLE} must be at least 1, got {count}")
         self.first_uid, self.count, self.lock_dir, self.wait = first_uid, count, lock_dir, wait
-        self.held: list[int] = list(inherited)
+        self.held: list[int] = []
         self._locks: dict[int, int] = {}
         self._guard = threading.Lock()
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> SandboxUsers:
-        """The range, lock folder, waiting time and inherited uids that ``environ`` (default ``os.environ``) gives."""
+        """The range, lock folder and waiting time that ``environ`` (default ``os.environ``) gives."""
         if environ is None:
             environ = os.environ
-        leased = tuple(int(uid) for uid in environ.get(LEASED, "").split(",") if uid.strip())
         return cls(
             int(environ.get(FIRST_UID_VARIABLE, "61000")),
             int(environ.get(COUNT_VARIABLE, "64")),
             Path(environ.get(LOCKS_VARIABLE, str(LOCK_DIR))),
             float(environ.get(WAIT_VARIABLE, "600")),
-            leased,
         )
 
     def range_text(self) -> str:
@@ -86,14 +79,8 @@ class SandboxUsers:
                 self._take(slot + 1 - len(self.held))
             return self.held[slot]
 
-    def handed_down(self, slots: int) -> dict[str, str]:
-        """The environment that gives a worker process this process's first ``slots`` uids (taken if needed)."""
-        if slots > 0:
-            self.uid(slots - 1)
-        return {LEASED: ",".join(str(uid) for uid in self.held[:slots])}
-
     def release(self) -> None:
-        """Give back the uids this process locked (inherited ones are its parent's to give back)."""
+        """Give back the uids this process locked."""
         with self._guard:
             for uid, descriptor in self._locks.items():
                 self.held.remove(uid)
@@ -159,4 +146,3 @@ class SandboxUsers:
 
 USERS = SandboxUsers.from_environment()
 """This process's sandbox users (its range and the uids it holds)."""
-os.environ.pop(LEASED, None)  # the uids a parent handed down are this process's, not its own children's

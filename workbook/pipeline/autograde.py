@@ -1,14 +1,15 @@
-"""``workbook autograde``'s work: every submission graded, students in parallel, then the table.
+"""``workbook autograde``'s work: every submission graded as a task on Dask, recorded by this process alone.
 
-Every student is graded by one of ``jobs`` long-lived worker processes (``workbook.pipeline.workers``: nbgrader is
-imported once per worker, not once per student), one student at a time each, each worker in its own sandbox
-slot (as root a uid this run holds alone on the machine, ``workbook.grading.sandbox_users``: a run that finds
-none free says so and waits). A worker that dies or hangs costs only the student it was grading (its status
-and log say why: ``logs/autograde/STUDENT.log``) and is replaced. ``jobs`` defaults to the number of cores
-this process may use. Grading one student is ``workbook.pipeline.student_grading``.
+Each student is one grading task (``workbook.pipeline.student_grading.grade``): plain data in (the submission
+and the course's grading bundle, ``workbook.pipeline.bundle``), plain data out. The tasks run on a local
+cluster of ``jobs`` worker processes or on a running Dask cluster (``workbook.pipeline.engine``); as each
+result comes back, this process records it (``workbook.pipeline.recording``): the only writer of the course and
+its gradebook. A task that crashes or runs past the submission timeout costs only its student (its status and
+log say why: ``logs/autograde/STUDENT.log``). A student whose very submission is already recorded is skipped,
+unless ``force``: a run that was killed half-way, run again, grades the rest.
 
-Before a student is sent to a worker, ``workbook.course.intake`` checks the submission: a refused one (symlinks,
-special files, oversized files, names that are not UTF-8) is not graded and its status names the problem. Each
+Before a student is graded, ``workbook.course.intake`` checks the submission: a refused one (symlinks, special
+files, oversized files, names that are not UTF-8) is not graded and its status names the problem. Each
 submission's time is its trusted one (``workbook.course.received``); a malformed ``timestamp.txt``, or one that
 claims an earlier time, is noted.
 """
@@ -30,19 +31,21 @@ from workbook.errors import CourseError
 from workbook.grading.isolation import course_isolation
 from workbook.grading.results import status_notes
 from workbook.grading.sandbox import Isolation
-from workbook.grading.sandbox_users import USERS
+from workbook.pipeline.bundle import grading_bundle, read_submission
+from workbook.pipeline.engine import DEFAULT_SUBMISSION_TIMEOUT, TaskEnd, default_jobs, grading_client, run_tasks
+from workbook.pipeline.grade_result import GradeResult
 from workbook.pipeline.grades import grade_table, notebook_names, read_grades
 from workbook.pipeline.notes import print_closing_notes
-from workbook.pipeline.student_grading import log_path
-from workbook.pipeline.workers import DEFAULT_SUBMISSION_TIMEOUT, Finished, WorkerPool, default_jobs
+from workbook.pipeline.recording import is_recorded, record
+from workbook.pipeline.student_grading import grade, log_path
 
 
 @dataclass(frozen=True)
 class Outcome:
     """How grading one student ended: ``status`` is ``graded`` (the judge scored every lab), ``failed``,
-    ``timed out`` or ``refused`` (by intake, not graded); ``executed`` says whether nbgrader executed every
-    notebook; ``log`` is the log file; ``why`` what happened to a worker that did not finish, or what intake
-    refused."""
+    ``timed out``, ``refused`` (by intake, not graded) or ``recorded`` (this very submission was graded by an
+    earlier run, kept); ``executed`` says whether nbgrader executed every notebook; ``log`` is the log file;
+    ``why`` what happened to a task that did not finish, or what intake refused."""
 
     student: str
     status: str
@@ -53,8 +56,8 @@ class Outcome:
 
     @property
     def graded(self) -> bool:
-        """True when autograde finished for this student."""
-        return self.status == "graded"
+        """True when autograde finished for this student (in this run or, ``recorded``, an earlier one)."""
+        return self.status in {"graded", "recorded"}
 
     def reason(self) -> str:
         """Why grading did not finish (e.g. ``DeadKernelError: Kernel died``, the last exception line of the
@@ -100,17 +103,20 @@ def autograde(
     on_start: Callable[[str], None] = lambda student: None,
     on_done: Callable[[Outcome], None] = lambda outcome: None,
     isolation: Isolation | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
 ) -> list[Outcome]:
-    """Grade ``students`` (default: all submitted) with ``jobs`` workers (default ``default_jobs()``); return
-    the outcomes in student order.
+    """Grade ``students`` (default: all submitted) on a local cluster of ``jobs`` workers (default
+    ``default_jobs()``) or on the Dask cluster at ``scheduler``; record each result; return the outcomes in
+    student order.
 
     ``timeout`` is the per-cell limit in seconds (default: the course config's), ``submission_timeout`` the
     limit for one student. ``on_start``/``on_done`` are called in this process as students start and finish.
-    ``isolation`` (default ``course_isolation(course)``) is what every worker's kernels and runners get:
-    sandboxed (the workers then require it) or not. Submissions that intake refuses are not graded.
-    Raises ``CourseError`` for a folder that is not a course, an unknown student, no submissions, or an
-    unreleased assignment, and ``SandboxUnavailable`` when the course requires a sandbox that this machine
-    cannot give.
+    ``isolation`` (default ``course_isolation(course)``) is what every task's kernels and runners get:
+    sandboxed (the tasks then require it) or not. Submissions that intake refuses are not graded; those already
+    recorded are kept unless ``force``. Raises ``CourseError`` for a folder that is not a course, an unknown
+    student, no submissions, an unreleased assignment or an unreachable scheduler, and ``SandboxUnavailable``
+    when the course requires a sandbox that this machine cannot give.
     """
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
@@ -120,36 +126,46 @@ def autograde(
     isolation = isolation or course_isolation(course)
     timeout = timeout or cell_timeout(course)
     done: dict[str, Outcome] = {}
-    accepted = []
+    waiting = {}
     for student in chosen:
         intake = check_submission(course.submitted(student))
-        if intake.accepted:
-            accepted.append(student)
+        if not intake.accepted:
+            on_start(student)
+            done[student] = _refuse(course, student, "; ".join(intake.refused))
+            on_done(done[student])
             continue
-        on_start(student)
-        done[student] = _refuse(course, student, "; ".join(intake.refused))
-        on_done(done[student])
+        submission = read_submission(course, student)
+        if not force and is_recorded(course, submission):
+            on_start(student)
+            done[student] = Outcome(student, "recorded", 0.0, log_path(course, student))
+            on_done(done[student])
+            continue
+        waiting[student] = submission
 
-    def outcome(finished: Finished) -> Outcome:
-        return Outcome(
-            finished.student,
-            finished.status,
-            finished.seconds,
-            log_path(course, finished.student),
-            executed=bool(finished.report.get("all_executed", True)),
-            why=finished.why,
-        )
+    def finished(end: TaskEnd) -> None:
+        result: GradeResult | None = end.value
+        status = "graded" if result is not None and result.status == "graded" else "failed"
+        why = end.why
+        if result is not None:
+            try:
+                record(course, result)
+            except Exception as error:  # noqa: BLE001 (a student whose result cannot be recorded fails alone)
+                why = f"its result could not be recorded ({type(error).__name__}: {error})"
+                status, result = "failed", None
+        if end.status == "timed out":
+            status = "timed out"
+        log = log_path(course, end.student)
+        if result is None:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(f"[workbook] not graded: {why}\n", encoding="utf-8")
+        executed = result.all_executed if result is not None else True
+        done[end.student] = Outcome(end.student, status, end.seconds, log, executed=executed, why=why)
+        on_done(done[end.student])
 
-    if accepted:
-        settings = {"timeout": timeout, "isolation": "required" if isolation.enforced else "off"}
-        workers = min(jobs, len(accepted))
-        # as root the workers' sandboxes run as uids this run holds alone on the machine (it may wait for them)
-        users = USERS.handed_down(workers) if isolation.enforced and isolation.as_root else {}
-        with WorkerPool(course, workers, users) as pool:
-            finished = pool.grade(
-                accepted, settings, submission_timeout, on_start, on_done=lambda finished: on_done(outcome(finished))
-            )
-        done.update({student: outcome(finished[student]) for student in accepted})
+    if waiting:
+        bundle = grading_bundle(course, timeout, "required" if isolation.enforced else "off")
+        with grading_client(min(jobs, len(waiting)), scheduler) as client:
+            run_tasks(client, grade, waiting, bundle, submission_timeout, on_start, finished)
     return [done[student] for student in chosen]
 
 
@@ -169,6 +185,8 @@ def grade_with_progress(
     console: Console,
     submission_timeout: float = DEFAULT_SUBMISSION_TIMEOUT,
     isolation: str | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
 ) -> list[Outcome]:
     """``autograde`` with a rich progress bar (one step per student), then the summary table; return the outcomes.
 
@@ -176,7 +194,7 @@ def grade_with_progress(
     before grading anything when it is ``required`` and this machine cannot sandbox."""
     chosen = select_students(course, students)
     sandbox = course_isolation(course, isolation)
-    console.print(sandbox.describe(slots=min(jobs or default_jobs(), len(chosen))), highlight=False)
+    console.print(sandbox.describe(slots=0), highlight=False)
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -206,26 +224,30 @@ def grade_with_progress(
             on_start=started,
             on_done=finished,
             isolation=sandbox,
+            scheduler=scheduler,
+            force=force,
         )
     print_summary(course, outcomes, console)
     return outcomes
 
 
 def status_text(course: Course, outcome: Outcome) -> str:
-    """The status column of ``outcome`` (rich markup; the student-controlled parts escaped): ``graded`` and the
+    """The status column of ``outcome`` (rich markup; the student-controlled parts escaped): ``graded`` (or
+    ``graded earlier``, a submission an earlier run recorded) and the
     student's notes (``scoring.status_notes``: labs whose judging hit a limit, a malformed timestamp,
     accidents, notebooks not executed, cells marked for review); or the status in red and why."""
     if not outcome.graded:
         return f"[red]{outcome.status}[/]: {escape(outcome.reason())}"
-    return escape("; ".join(["graded", *status_notes(course, outcome.student)]))
+    first = "graded" if outcome.status == "graded" else "graded earlier"
+    return escape("; ".join([first, *status_notes(course, outcome.student)]))
 
 
-def print_summary(course: Course, outcomes: list[Outcome], console: Console) -> None:
-    """The per-student, per-lab table of the graded students, with each one's status; then the notes on
-    hand-graded answers still to grade, late penalties and cells marked for review."""
+def print_summary(course: Course, outcomes: list[Outcome], console: Console, command: str = "autograde") -> None:
+    """The per-student, per-lab table of the graded students, with each one's status, titled with ``command``;
+    then the notes on hand-graded answers still to grade, late penalties and cells marked for review."""
     status = {outcome.student: status_text(course, outcome) for outcome in outcomes}
     with course.gradebook() as gradebook:
         grades = read_grades(gradebook, [outcome.student for outcome in outcomes])
         notebooks = notebook_names(gradebook)
-    console.print(grade_table(grades, notebooks, status, title=f"autograde: {ASSIGNMENT}"))
+    console.print(grade_table(grades, notebooks, status, title=f"{command}: {ASSIGNMENT}"))
     print_closing_notes(console, course, grades)

@@ -1,7 +1,10 @@
 """Grading one student: nbgrader's autograde, notebook by notebook, each lab then scored by the judge.
 
-``grade_one`` is what a worker runs for a student. nbgrader autogrades each notebook on its own
-(``CourseDirectory.notebook_id``), in sandboxed kernels (``workbook.grading.kernel``, over Unix sockets, so
+``grade(submission, bundle)`` is a grading task: a function of plain data (``workbook.pipeline.bundle``) that
+writes the bundle and the submission out as a scratch course with a throw-away gradebook of its own, runs
+``grade_one`` there and returns what came of it (``workbook.pipeline.grade_result``); it never sees the course,
+its gradebook or another student. ``grade_one`` grades a student of a course: nbgrader autogrades each notebook
+on its own (``CourseDirectory.notebook_id``), in sandboxed kernels (``workbook.grading.kernel``, over Unix sockets, so
 parallel workers never race for a TCP port); the course config's last autograde preprocessor, the judge
 (``workbook.grading.scoring.JudgeNotebook``), then scores that notebook's lab outside the student's process and
 writes its points into the gradebook. A kernel that crashes, hangs or calls ``os._exit`` costs only the
@@ -13,23 +16,26 @@ whose notebook nbgrader could not grade at all (missing, unreadable), and late p
 deleted or edited cell, a renamed, missing or extra notebook, a notebook not executed:
 ``workbook.course.accidents``) is kept as notes in the student's results and shown in the status.
 
-The gradebook stays consistent because each worker writes only its own student's rows, and
-nbgrader commits in short transactions. For SQLite, concurrent writers must wait for each other
-instead of failing with "database is locked": every SQLite connection the worker opens gets
-``PRAGMA busy_timeout`` (``SQLITE_BUSY_TIMEOUT`` seconds). PostgreSQL needs nothing.
+A student's own sandbox processes (kernels, runners) run as the grading process's sandbox uid
+(``workbook.grading.sandbox_users``: the first uid it holds, taken on first use).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import os
 import shutil
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 from nbgrader.apps import NbGraderAPI
 from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
 from traitlets.config import Config
 from traitlets.utils.importstring import import_item
 
@@ -41,11 +47,9 @@ from workbook.course.received import submission_time
 from workbook.grading.isolation import course_isolation
 from workbook.grading.results import results_path
 from workbook.grading.scoring import finish_results
+from workbook.pipeline.bundle import GradingBundle, Submission
+from workbook.pipeline.grade_result import GradeResult, failed_result, read_result
 from workbook.third_party_warnings import ignore_nbgrader_add_submission_warning
-
-SQLITE_BUSY_TIMEOUT = 120
-"""Seconds an SQLite writer waits for another process's transaction before giving up."""
-
 
 STAGED = "grading/staged"
 """Where a submission with a renamed notebook is copied, renamed back, for nbgrader while it grades it (relative
@@ -57,19 +61,51 @@ def log_path(course: Course, student: str) -> Path:
     return course.root / "logs" / "autograde" / f"{student}.log"
 
 
-def sqlite_busy_timeout(seconds: float) -> None:
-    """Make every SQLite connection opened from now on in this process wait ``seconds`` for a lock."""
-
-    @event.listens_for(Engine, "connect")
-    def _set_busy_timeout(dbapi_connection, connection_record) -> None:
-        if type(dbapi_connection).__module__.startswith("sqlite3"):
-            dbapi_connection.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
-
-
-def prepare_worker() -> None:
-    """Once per worker process: SQLite busy timeout, nbgrader's known warning silenced."""
+def grade(submission: Submission, bundle: GradingBundle) -> GradeResult:
+    """Grade ``submission`` with ``bundle`` in a scratch course of its own (a temporary folder, removed after) and
+    return the result: ``graded`` with the scratch gradebook's rows of the student, the judge's results and the
+    autograded files, or ``failed`` (an error of the grading itself; its traceback is in the result's log).
+    Never raises for what a submission does; the process's standard output and error go to the log meanwhile."""
     ignore_nbgrader_add_submission_warning()  # nbgrader's own SQLAlchemy 2 noise in every log, see that module
-    sqlite_busy_timeout(SQLITE_BUSY_TIMEOUT)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="workbook-grading-") as folder:
+        course = bundle.materialize(Path(folder))
+        submission.materialize(course)
+        log = log_path(course, submission.student)
+        report = None
+        with output_to(log):
+            try:
+                report = grade_one(course, submission.student, bundle.timeout, bundle.isolation)
+            except Exception:  # noqa: BLE001 (any failure costs this student only; the traceback is in its log)
+                traceback.print_exc()
+        text = log.read_text(encoding="utf-8", errors="replace")
+        seconds = time.monotonic() - started
+        if report is None:
+            return failed_result(submission, text, seconds)
+        return read_result(course, submission, text, seconds, bool(report["all_executed"]))
+
+
+@contextlib.contextmanager
+def output_to(path: Path) -> Iterator[None]:
+    """Send this process's standard output and error (file descriptors 1 and 2, so also what the processes
+    it starts print) to ``path`` (truncated), and back afterwards."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.dup2(target, 1)
+    os.dup2(target, 2)
+    os.close(target)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        os.close(saved[0])
+        os.close(saved[1])
 
 
 def grading_config(course: Course, timeout: int, isolation: str | None, slot: int) -> Config:
