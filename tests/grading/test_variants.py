@@ -150,3 +150,19 @@ def test_correct_code_whose_errors_name_everything_loses_the_cell_a_spray_passed
     assert before.extra[cell] == book.extra[cell] and now.extra[cell] == 0
     failed = [case.key for case in now.cases if not case.passed and case.grade_id == cell]
     assert failed and all("/generated_" in key for key in failed)
+
+
+def test_generated_cases_of_labs_1_and_4_catch_their_mistakes(tmp_path, isolation, book):
+    caught = {"guard_depth_off_by_one": "lab1_extra_guarded_input", "trigger_only_above": "lab4_extra_should_compact"}
+    mistakes = [entry for entry in bank((1, 4)) if entry.name in caught]
+
+    def graded(job):
+        slot, entry = job
+        verdict = judge_lab(write_package(entry, tmp_path / entry.name), entry.lab, book, isolation, slot, seed=3)
+        return entry.name, {
+            case.key.split("/")[0] for case in verdict.cases if "/generated_" in case.key and not case.passed
+        }
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        failed = dict(pool.map(graded, enumerate(mistakes)))
+    assert all(cell in failed[name] for name, cell in caught.items()), failed
