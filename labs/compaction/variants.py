@@ -154,8 +154,8 @@ def after_a_compaction(rng: random.Random, index: int) -> Case:
     if index % 3 == 0:
         kwargs = new_entry(rng, rng.choice(firsts[1:]))
         return _case(grade_id, index, CREATE, (drawn.entries,), kwargs, parts=("parentId", "firstKeptEntryId"))
-    summarised = [entry["id"] for entry in drawn.entries[: drawn.entries.index(_by_id(drawn, firsts[0]))]]
-    summarised = [entry_id for entry_id in summarised if not entry_id.startswith("compact-")]
+    before = drawn.entries[: drawn.entries.index(_by_id(drawn, firsts[0]))]
+    summarised = [entry["id"] for entry in before if entry["type"] == "message"]
     compactions = [entry["id"] for entry in drawn.entries if entry["type"] == "compaction"]
     choices = [firsts[0], rng.choice(compactions), *_inside(drawn, firsts)[:2]]
     wrong = rng.choice(summarised) if summarised and index % 3 == 1 else rng.choice(choices)
