@@ -10,7 +10,8 @@ script prints seconds per submission for each, the ratio of their wall times (th
 2 jobs on 2 cores), what a class of ``--class-size`` students would take, and the load average before and
 after: on a shared machine the two runs may not see the same load, so it also prints the CPU time each
 took (their processes, kernels and runners), which the load does not change much. Then it times the judge
-alone on each submission (all five labs, runners in the sandbox where there is one, no kernel). A benchmark,
+alone on each submission (all five labs, runners in the sandbox where there is one, no kernel), with the
+generated variants of one seed and without them, and prints the ratio (the goal is at most 1.5). A benchmark,
 not a test: it asserts nothing.
 
     python benchmarks/bench_autograde.py [N] [--jobs 2] [--class-size 40]
@@ -19,6 +20,7 @@ not a test: it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import subprocess
@@ -29,11 +31,13 @@ from itertools import cycle, islice
 from pathlib import Path
 
 from workbook.authoring.samples import SAMPLES
-from workbook.course.layout import ASSIGNMENT, PACKAGE
+from workbook.course.layout import ASSIGNMENT, PACKAGE, Course
 from workbook.course.submit import submit
+from workbook.grading.casebook import CaseBook
 from workbook.grading.judge import judge_submission
-from workbook.grading.sandbox import detect
+from workbook.grading.sandbox import Isolation, detect
 from workbook.grading.scoring import course_case_book
+from workbook.manifest import LABS
 from workbook.pipeline.build import build
 from workbook.pipeline.release import release
 
@@ -55,6 +59,15 @@ def timed(command: list[str], cwd: Path) -> tuple[float, float]:
 def load() -> str:
     """The 1, 5 and 15 minute load averages and the number of cores."""
     return f"load average {' '.join(f'{value:.2f}' for value in os.getloadavg())} on {os.cpu_count()} cores"
+
+
+def judge_time(course: Course, book: CaseBook, isolation: Isolation) -> float:
+    """Wall seconds the judge takes on every submission of ``course`` (all five labs) with ``book`` and the
+    generated variants of seed 0 (if ``book`` has any)."""
+    start = time.perf_counter()
+    for student in course.students():
+        judge_submission(course.submitted(student) / PACKAGE, book, isolation, seed=0)
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -79,10 +92,9 @@ def main() -> None:
         )
         after = load()
         isolation, book = detect("auto"), course_case_book(course)
-        start = time.perf_counter()
-        for student in course.students():
-            judge_submission(course.submitted(student) / PACKAGE, book, isolation)
-        judged = time.perf_counter() - start
+        judged = judge_time(course, book, isolation)
+        plain = judge_time(course, dataclasses.replace(book, variants={}), isolation)
+        generated = sum(len(book.generated(lab.number, 0)) for lab in LABS)
     n, size = args.submissions, args.class_size
     print(f"{n} submissions x {notebooks} notebooks, {args.jobs} jobs")
     print(
@@ -104,6 +116,10 @@ def main() -> None:
     print(
         f"the judge alone ({isolation.describe()}): {judged / n:.2f} s per submission, "
         f"{judged / serial:.0%} of the serial nbgrader pass"
+    )
+    print(
+        f"the judge without generated variants: {plain / n:.2f} s per submission; with the {generated} of one seed: "
+        f"{judged / n:.2f} s, ratio {judged / plain:.2f} (goal: at most 1.5)"
     )
     print(f"before: {before}; between: {between}; after: {after}")
 
