@@ -10,6 +10,8 @@ sandbox; then the same batch goes to a scheduler and two workers started as sepa
 (``--scheduler``; goal: within 10 % of ``--jobs 2``). ``workbook regrade`` judges the batch again without
 kernels: seconds per submission, its ratio to autograde's, and how far a batch of 1,000 would be from the goal
 of 3 minutes on 2 cores, with where the time goes (sandboxed process starts, the rest: imports and cases).
+Last, the judge alone on each submission (all five labs, no kernel) with the generated variants of one seed
+and without them, and their ratio (goal: at most 1.5).
 
 Goal on 2 cores: ``--jobs 2`` at most 0.6x plain nbgrader's wall time. On a shared machine the runs may not see
 the same load, so it prints the load average before and after each and the CPU seconds each took (their
@@ -21,6 +23,7 @@ processes, kernels and runners). A benchmark, not a test: it asserts nothing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import shutil
@@ -35,9 +38,12 @@ from itertools import cycle, islice
 from pathlib import Path
 
 from workbook.authoring.samples import SAMPLES
-from workbook.course.layout import ASSIGNMENT, LAB_MODULES, Course
+from workbook.course.layout import ASSIGNMENT, LAB_MODULES, PACKAGE, Course
 from workbook.course.submit import submit
+from workbook.grading.casebook import CaseBook
+from workbook.grading.judge import judge_submission
 from workbook.grading.sandbox import Isolation, detect, private_dir, wrap
+from workbook.grading.scoring import course_case_book
 from workbook.manifest import LABS
 from workbook.pipeline.build import build
 from workbook.pipeline.release import release
@@ -115,6 +121,15 @@ def dask_cluster(logs: Path, workers: int):
             process.wait()
 
 
+def judge_time(course: Course, book: CaseBook, isolation: Isolation) -> float:
+    """Wall seconds the judge takes on every submission of ``course`` (all five labs) with ``book`` and the
+    generated variants of seed 0 (if ``book`` has any)."""
+    start = time.perf_counter()
+    for student in course.students():
+        judge_submission(course.submitted(student) / PACKAGE, book, isolation, seed=0)
+    return time.perf_counter() - start
+
+
 def sandboxed_start(isolation: Isolation, repeat: int = 5) -> float:
     """Mean seconds of one ``python -c pass`` in the sandbox (a runner's start, without its imports)."""
     with private_dir(isolation) as work:
@@ -158,8 +173,11 @@ def main() -> None:
             [*workbook, "regrade", "--course", str(course.root), "--jobs", jobs], course.root
         )
         loads.append(load())
-        isolation = detect("auto")
+        isolation, book = detect("auto"), course_case_book(course)
         process_start = sandboxed_start(isolation)
+        judged = judge_time(course, book, isolation)
+        without = judge_time(course, dataclasses.replace(book, variants={}), isolation)
+        generated = sum(len(book.generated(lab.number, 0)) for lab in LABS)
     runners = RUNNERS_PER_LAB * len(LABS)
     print(f"{n} submissions x {notebooks} notebooks, {jobs} jobs, {isolation.describe()}")
     rows = [
@@ -188,6 +206,10 @@ def main() -> None:
     print(
         f"a class of {size}: plain nbgrader {serial / n * size / 60:.1f} min, workbook --jobs {jobs} "
         f"{parallel / n * size / 60:.1f} min"
+    )
+    print(
+        f"the judge without generated variants: {without / n:.2f} s per submission; with the {generated} of one "
+        f"seed: {judged / n:.2f} s, ratio {judged / without:.2f} (goal: at most 1.5)"
     )
     print("load: " + "; ".join(loads))
 

@@ -144,9 +144,12 @@ def copies_and_metadata(rng: random.Random, index: int) -> Case:
 
 
 def units(rng: random.Random, index: int, grade_id: str) -> Case:
-    """``estimate_units`` of a drawn message, a list of them, a requirement or a system prompt."""
-    drawn = draw_path(rng, (1, 3), tools=0.8, metadata=0.0)
+    """``estimate_units`` of a drawn message, a list of them, a requirement or a system prompt; or a list with a
+    tool call where one message has an unknown role or block type, or a result without its link (refused naming it)."""
+    drawn = draw_path(rng, (1, 3), tools=1.0, metadata=0.0)
     messages = [entry["message"] for entry in drawn.entries]
+    if index == EACH - 1:
+        return unpriced(rng, grade_id, index, messages)
     kind = index % 4
     if kind == 0:
         item = rng.choice(messages)
@@ -157,6 +160,20 @@ def units(rng: random.Random, index: int, grade_id: str) -> Case:
     else:
         item = text(rng, 0, 30)
     return _case(grade_id, index, UNITS, (item,))
+
+
+def unpriced(rng: random.Random, grade_id: str, index: int, messages: list) -> Case:
+    """``messages`` (one with a tool call among them) with one fault placed in a drawn message: an unknown
+    role, an unknown block type, or a tool result without its ``toolCallId``."""
+    results = [message for message in messages if message["role"] == "toolResult"]
+    fault = rng.choice(("role", "type", "toolCallId"))
+    if fault == "toolCallId":
+        del rng.choice(results)["toolCallId"]
+    elif fault == "type":
+        rng.choice([message for message in messages if message["role"] == "assistant"])["content"][0]["type"] = "audio"
+    else:
+        rng.choice(messages)["role"] = rng.choice(("system", "developer", "tool"))
+    return _case(grade_id, index, UNITS, (messages,), raises="BudgetError", naming=(fault,))
 
 
 def summary_in_system_prompt(rng: random.Random, index: int, grade_id: str) -> Case:

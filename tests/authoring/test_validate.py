@@ -10,10 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from workbook.authoring.bank import BankError, Correct, Mistake, bank, module_of, module_text, write_package
-from workbook.authoring.validate import load_tables, run_gate
+from workbook.authoring.validate import GateReport, Row, Subject, idle_variants, load_tables, run_gate
 from workbook.cli.main import main
+from workbook.grading.judge import CaseResult, LabVerdict
 from workbook.manifest import LABS
-from workbook.paths import REPO, SOLUTIONS
+from workbook.paths import LAB_CASES, REPO, SOLUTIONS
 from workbook.pipeline.build import build
 
 BUDGET = (SOLUTIONS / "budget.py").read_text(encoding="utf-8")
@@ -98,6 +99,28 @@ def test_labs_without_cases_are_reported_not_judged_unless_required(gate):
     assert not strict.passed
     assert f"labs without cases: {', '.join(map(str, uncased))}" in strict.failures
     assert any(failure.endswith(f"cannot be judged: lab {uncased[0]} has no cases") for failure in strict.failures)
+
+
+def graded_row(name: str, kind: str, lab: int, cases: dict[str, bool]) -> Row:
+    """A gate row of subject ``name`` judged on ``lab`` alone: each case key passed or failed."""
+    results = tuple(
+        CaseResult(key, key.split("/")[0], True, "passed" if passed else "failed", "", "", "")
+        for key, passed in cases.items()
+    )
+    verdict = LabVerdict(lab, results, {}, "graded")
+    return Row(Subject(name, kind, lab, "", LAB_CASES), {lab: verdict}, {lab: 0.0}, (), "")
+
+
+def test_cells_whose_generated_variants_fail_no_bank_mistake_are_listed():
+    rows = (
+        graded_row("reference", "reference", 4, {"lab4_a/generated_0": True, "lab4_b/generated_0": True}),
+        graded_row(
+            "a_mistake", "mistake", 4, {"lab4_a/generated_0": False, "lab4_b/generated_0": True, "lab4_b/seen": False}
+        ),
+        graded_row("unjudged_lab", "reference", 3, {"lab3_c/generated_0": True}),
+    )
+    report = GateReport(rows, (3, 4), (), 3, 3)
+    assert idle_variants(report, load_tables()) == ["lab4_b"]
 
 
 @pytest.fixture(scope="module")

@@ -40,3 +40,18 @@ def test_two_bystanders_are_allowed_and_words_match_whole():
     assert named_bystanders(case, near) == ["a3", "u3"]
     assert verdict(case, raised(case, near), {}).passed
     assert named_bystanders(case, "r-extra: unknown-1 u10 a33 xmessage.role message.roles") == []
+
+
+def test_keyword_arguments_and_their_keys_are_bystanders_so_naming_them_all_is_a_spray():
+    case = Case(
+        "bad_ratio",
+        "lab4_extra_should_compact",
+        "should_compact(estimated_input=20, window=31, reserved_output=4, ratio=0)",
+        "compaction.should_compact",
+        kwargs={"estimated_input": 20, "window": 31, "reserved_output": 4, "ratio": 0, "spec": {"name": "x"}},
+        raises="BudgetError",
+        naming=("ratio",),
+    )
+    assert bystanders(case) == {"estimated_input", "window", "reserved_output", "spec", "spec.name"}
+    assert verdict(case, raised(case, "ratio: expected a number above 0, got 0 (the window is 31)"), {}).passed
+    assert not verdict(case, raised(case, "estimated_input window reserved_output ratio"), {}).passed

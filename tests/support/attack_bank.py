@@ -9,6 +9,8 @@
   message lists every key, path and short string of its inputs, so every error case would find its words;
 - ``DEEP_REPORT``: writes report lines the grader cannot read (a JSON list nested 100,000 deep, a line with
   a list as its key) to the runner's pipe, and rigs the notebook's own checks;
+- ``SPRAYED_ERRORS``: a correct lab 4 whose every refusal is re-raised naming every argument's name and every
+  key, path and short string of its inputs (``tests/grading/test_variants.py``);
 - ``TWIN_LEAK``: in the hidden cases' sandbox, answers every twin with an error whose class name carries the
   hidden inputs (compressed), to read them on the feedback page.
 """
@@ -210,3 +212,44 @@ def _install_memoiser(lookup, twins, spray):
 def memoiser(lookup: bool = True, twins: bool = True, spray: bool = True) -> str:
     """The text that installs the memoiser with the parts chosen, to append to a lab module."""
     return MEMOISER_PARTS + f"\n_install_memoiser({lookup}, {twins}, {spray})\n"
+
+
+# Appended to a correct lab 4 module: its functions wrapped so that each refusal keeps its class and names every
+# parameter's name and every key, path and short string of the call's inputs.
+SPRAYED_ERRORS = r"""
+def _spray_errors():
+    import functools, inspect
+    from compaction_lab.provided import errors
+
+    def words(value, path, out):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                here = f"{path}.{key}" if path else key
+                out += [key, here]
+                words(item, here, out)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                words(item, path, out)
+        elif isinstance(value, str) and len(value) < 40:
+            out.append(value)
+        return out
+
+    def wrap(function):
+        names = list(inspect.signature(function).parameters)
+
+        @functools.wraps(function)
+        def sprayed(*args, **kwargs):
+            try:
+                return function(*args, **kwargs)
+            except (errors.BudgetError, errors.CompactionError, errors.InteractionError,
+                    errors.SessionEntryError) as error:
+                raise type(error)(" ".join(dict.fromkeys(names + words([list(args), kwargs], "", [])))) from None
+        return sprayed
+
+    for name in ("create_compaction_entry", "compaction_trigger", "should_compact", "group_tool_rounds",
+                 "select_compaction_boundary"):
+        globals()[name] = wrap(globals()[name])
+
+
+_spray_errors()
+"""

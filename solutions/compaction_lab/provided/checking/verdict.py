@@ -89,14 +89,17 @@ ID_ARGUMENTS = frozenset({"id", "first_kept_entry_id", "leaf_id"})
 
 def bystanders(case: Case) -> frozenset[str]:
     """The words of ``case``'s input that are not at fault: every id (values of ``ID_KEYS``, keyword arguments of
-    ``ID_ARGUMENTS``) and every dotted key path two or more keys deep (``summary.goal``, ``message.role``; list
-    items skipped, wire tags left out), less the words ``naming`` lists and the paths they lie on."""
+    ``ID_ARGUMENTS``), every keyword argument's name (``ratio``, ``window``) and every dotted key path two or more
+    keys deep (``summary.goal``, ``message.role``, a keyword argument's own keys too; list items skipped, wire tags
+    left out), less the words ``naming`` lists and the paths they lie on."""
     words: set[str] = set()
     _collect(list(case.args), "", words)
     words.update(
         value for key, value in case.kwargs.items() if key in ID_ARGUMENTS and isinstance(value, str) and value
     )
-    _collect(list(case.kwargs.values()), "", words)
+    words.update(key for key in case.kwargs if not key.startswith("$"))
+    for key, value in case.kwargs.items():
+        _collect(value, key, words)
     named = [word for item in case.naming for word in ((item,) if isinstance(item, str) else item)]
     return frozenset(
         word
