@@ -4,7 +4,7 @@ error spray) does not count."""
 from __future__ import annotations
 
 from compaction_lab.provided.checking.case import Case, visible_cases
-from compaction_lab.provided.checking.verdict import bystanders, named_bystanders, verdict
+from compaction_lab.provided.checking.verdict import bystanders, named_bystanders, names, verdict
 
 
 def raised(case: Case, message: str) -> dict:
@@ -40,6 +40,17 @@ def test_two_bystanders_are_allowed_and_words_match_whole():
     assert named_bystanders(case, near) == ["a3", "u3"]
     assert verdict(case, raised(case, near), {}).passed
     assert named_bystanders(case, "r-extra: unknown-1 u10 a33 xmessage.role message.roles") == []
+
+
+def test_a_word_the_error_must_name_is_named_whole_so_words_glued_together_name_nothing():
+    case = unknown_call_case()
+    glued = "_".join(sorted(bystanders(case) | {"unknown-1", "r-extra"}))
+    assert named_bystanders(case, glued) == []
+    failed = verdict(case, raised(case, glued), {})
+    assert failed.status == "failed" and "naming 'unknown-1' or 'r-extra'" in failed.message
+    assert verdict(case, raised(case, "r-extra.toolCallId='unknown-1': no such call"), {}).passed
+    assert not verdict(case, raised(case, "r-extra2 and xunknown-1"), {}).passed
+    assert names("summary.goal: expected a string", "summary.") and not names("legacy_summary.goal", "summary.")
 
 
 def test_keyword_arguments_and_their_keys_are_bystanders_so_naming_them_all_is_a_spray():

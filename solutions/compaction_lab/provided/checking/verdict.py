@@ -72,7 +72,7 @@ def _error_failure(case: Case, observed: dict[str, Any]) -> str | None:
     missing = [
         item
         for item in case.naming
-        if not any(word in message for word in ((item,) if isinstance(item, str) else item))
+        if not any(names(message, word) for word in ((item,) if isinstance(item, str) else item))
     ]
     if missing or len(named_bystanders(case, message)) > max(SPRAY_LIMIT, len(bystanders(case)) / 2):
         return f"called {case.call}, got {name}({SHORT.repr(message)}), expected {expected}"
@@ -122,6 +122,15 @@ def _collect(value: Any, path: str, words: set[str]) -> None:
             if path:
                 words.add(deeper)
             _collect(item, deeper, words)
+
+
+def names(message: str, word: str) -> bool:
+    """True when ``message`` names ``word`` as a whole word: not glued to letters, digits, ``_`` or ``-`` on either
+    side (``u1`` is named by ``'u1':`` and by ``u1.parentId``, not by ``u10`` or ``u1_u2``), so a message that
+    glues every word of its input together names none of them. A word ending in ``.`` is a path's beginning
+    (``summary.`` is named by ``summary.goal``)."""
+    end = "" if word.endswith(".") else r"(?![\w\-])"
+    return re.search(rf"(?<![\w\-]){re.escape(word)}{end}", message) is not None
 
 
 def named_bystanders(case: Case, message: str) -> list[str]:
