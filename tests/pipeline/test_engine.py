@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import cloudpickle
 import pytest
@@ -21,6 +22,12 @@ def task(item: str, shared: dict) -> str:
     """A grading task's stand-in: ``die`` kills its worker, ``hang`` never ends, anything else is answered."""
     if item == "die":
         os._exit(9)
+    if item.startswith("once:"):  # kill the worker the first time only
+        marker = Path(item.removeprefix("once:"))
+        if not marker.exists():
+            marker.touch()
+            os._exit(9)
+        return f"{shared['prefix']}again"
     if item == "hang":
         while True:
             time.sleep(0.1)
@@ -45,6 +52,12 @@ def test_each_task_ends_once_and_one_that_kills_its_worker_or_hangs_fails_alone(
     )
     assert (ends["cat"].status, ends["cat"].why) == ("timed out", "still running after 8 s")
     assert alive == "still after", "the restarted worker grades on"
+
+
+def test_a_lone_worker_that_dies_is_replaced_and_its_task_runs_again_with_what_the_run_shares(tmp_path):
+    with grading_client(1) as client:
+        ends = run_tasks(client, task, {"ann": f"once:{tmp_path / 'died'}"}, {"prefix": "graded "}, 120)
+    assert (ends["ann"].status, ends["ann"].value) == ("done", "graded again")
 
 
 def test_jobs_below_one_and_an_unreachable_scheduler_are_named(monkeypatch):

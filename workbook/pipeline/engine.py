@@ -28,6 +28,7 @@ from typing import Any
 
 import dask
 from distributed import Client, Future, KilledWorker, LocalCluster, wait
+from distributed.client import FuturesCancelledError
 
 from workbook.errors import CourseError
 
@@ -91,6 +92,11 @@ def grading_client(jobs: int, scheduler: str | None = None) -> Iterator[Client]:
             yield client
 
 
+def _shared(value: Any) -> Any:
+    """The task that holds what every task of a run shares (the grading bundle)."""
+    return value
+
+
 def run_tasks(
     client: Client,
     function: Callable[[Any, Any], Any],
@@ -105,7 +111,8 @@ def run_tasks(
     return how each ended. A task that raises, or whose workers keep dying, fails alone; one running longer
     than ``timeout`` seconds is cancelled and its worker restarted."""
     run = uuid.uuid4().hex[:8]
-    [bundle] = client.scatter([shared], broadcast=True, hash=False)
+    # A task, not scattered data: the scheduler keeps it, so a worker that dies holding it loses nothing.
+    bundle = client.submit(_shared, shared, key=f"shared-{run}", pure=False)
     futures: dict[str, Future] = {
         student: client.submit(function, item, bundle, key=f"grade-{run}-{student}", pure=False)
         for student, item in items.items()
@@ -123,9 +130,11 @@ def run_tasks(
     pending = set(futures.values())
     while pending:
         try:
-            finished, pending = wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
-        except TimeoutError:  # none finished meanwhile
-            finished = set()
+            wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
+        except (TimeoutError, FuturesCancelledError):  # none finished meanwhile, or some were cancelled
+            pass
+        finished = {future for future in pending if future.status != "pending"}
+        pending -= finished
         for future in finished:
             student = by_key[future.key]
             if future.status == "finished":
@@ -138,6 +147,8 @@ def run_tasks(
                     else f"{type(error).__name__}: {error}"
                 )
                 end(student, "failed", why=why)
+            else:
+                end(student, "failed", why=f"its task was {future.status} by the cluster")
         now = time.monotonic()
         for worker, keys in client.processing().items():
             for key in keys:
