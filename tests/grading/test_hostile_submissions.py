@@ -214,7 +214,7 @@ def test_each_submission_gets_its_honest_score(batch, submission: Submission):
 
 
 def test_the_batch_ran_in_the_sandbox_and_a_symlinked_submission_is_refused_by_name(batch, isolation):
-    assert batch["summary"].startswith(isolation.describe(slots=2))
+    assert batch["summary"].startswith(isolation.describe(slots=0))  # each grading process takes its own uid
     refused = batch["outcomes"]["s11_symlinks"]
     assert refused.status == "refused"
     assert f"compaction_lab/records.py is a symlink (to {SOLUTIONS / 'records.py'})" in refused.reason()

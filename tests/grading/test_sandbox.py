@@ -21,6 +21,7 @@ from sandbox_probes import host_processes_with, last_json
 from workbook.grading import cgroups, sandbox
 from workbook.grading.kernel import SandboxKernelManager, copy_for_kernel
 from workbook.grading.sandbox import Isolation, Limits, SandboxUnavailable, detect, private_dir, wrap
+from workbook.grading.sandbox_users import USERS
 from workbook.paths import REPO, SOLUTIONS
 
 
@@ -230,6 +231,13 @@ def test_describe_names_the_users_the_network_and_the_limits():
         "hierarchy mounted); private folder: no size limit (its tmpfs needs root); per process: 1 GiB memory, "
         "64 processes per user, 60 s CPU, 64 MiB per file"
     )
+    assert (
+        Isolation("bubblewrap", as_root=True)
+        .describe(slots=0)
+        .startswith(
+            f"sandbox: bubblewrap, one user per grading process, of {USERS.range_text()}, no network, no keyring; "
+        )
+    ), "a run whose grading processes take their own uids names the range"
     limited = cgroups.Support(
         (cgroups.Hierarchy(1, Path("/m"), ("memory",)), cgroups.Hierarchy(1, Path("/p"), ("pids",))),
         "no cpu controller",
