@@ -153,7 +153,9 @@ def assignment_gradebook(course: Course, course_id: str) -> bytes:
             for name in DEFINITIONS:
                 table = tables[name]
                 ids = wanted.get(name, cells)
-                rows = [dict(row) for row in origin.db.execute(select(table).where(table.c.id.in_(ids))).mappings()]
+                # Every row, then filtered here: the rows keep the origin's own order (nbgrader reads the
+                # cells in it, e.g. restoring deleted grade cells), which a lookup by id would not.
+                rows = [dict(row) for row in origin.db.execute(select(table)).mappings() if row["id"] in ids]
                 if rows:
                     target.db.execute(table.insert(), rows)
             target.db.commit()
