@@ -60,8 +60,7 @@ def test_build_lays_out_source_config_and_gradebook(tmp_path, capsys):
     same_as_starter_package(package, tmp_path)
     assert (course.root / "gradebook.db").is_file()
     assert sorted(path.relative_to(course.cases).as_posix() for path in course.cases.rglob("*.py")) == sorted(
-        [f"{lab.module}/{kind}.py" for lab in LABS for kind in ("visible", "hidden")]
-        + [f"{module}/variants.py" for module in ("grouping", "budget", "resumption")]
+        [f"{lab.module}/{kind}.py" for lab in LABS for kind in ("visible", "hidden", "variants")]
     ), "the course's cases and generators, beside source/, never in it (the bank stays with the project)"
     config = course.config()
     assert config.Autograde.exclude_overwriting == {ASSIGNMENT: LAB_MODULES}

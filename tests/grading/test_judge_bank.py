@@ -56,7 +56,7 @@ TRICKS = {
     "copy.deepcopy = lambda value, memo=None: value\n",
     # Rigged when the notebook's checks run (not at import: wire imports the lab modules, a circular import).
     "replaced_serializer": "import compaction_lab.provided.notebook.cells as _cells\n"
-    "def _rigged(cases, _real=_cells.run_visible):\n"
+    "def _rigged(number, cases, _real=_cells.run_on_its_own):\n"
     "    import compaction_lab.provided.checking.case as _case\n"
     "    import compaction_lab.provided.checking.wire as _wire\n"
     "    _known = _case.expected_observations()\n"
@@ -66,9 +66,9 @@ TRICKS = {
     "                return {**_known[case.key], 'inputs_after': [args, kwargs]}\n"
     "        return {'returned': None, 'inputs_after': [args, kwargs]}\n"
     "    _wire.observe = _observe\n"
-    "    return _real(cases)\n"
-    "if _cells.run_visible.__name__ != '_rigged':\n"
-    "    _cells.run_visible = _rigged\n",
+    "    return _real(number, cases)\n"
+    "if _cells.run_on_its_own.__name__ != '_rigged':\n"
+    "    _cells.run_on_its_own = _rigged\n",
 }
 """Each appended to every lab module of the blank starter package: its honest score is 0."""
 
