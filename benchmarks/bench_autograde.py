@@ -37,12 +37,14 @@ from contextlib import contextmanager
 from itertools import cycle, islice
 from pathlib import Path
 
+from bench_sandbox import process_seconds  # this script's folder is on sys.path
+
 from workbook.authoring.samples import SAMPLES
 from workbook.course.layout import ASSIGNMENT, LAB_MODULES, PACKAGE, Course
 from workbook.course.submit import submit
 from workbook.grading.casebook import CaseBook
 from workbook.grading.judge import judge_submission
-from workbook.grading.sandbox import Isolation, detect, private_dir, wrap
+from workbook.grading.sandbox import Isolation, detect
 from workbook.grading.scoring import course_case_book
 from workbook.manifest import LABS
 from workbook.pipeline.build import build
@@ -130,16 +132,6 @@ def judge_time(course: Course, book: CaseBook, isolation: Isolation) -> float:
     return time.perf_counter() - start
 
 
-def sandboxed_start(isolation: Isolation, repeat: int = 5) -> float:
-    """Mean seconds of one ``python -c pass`` in the sandbox (a runner's start, without its imports)."""
-    with private_dir(isolation) as work:
-        argv = wrap(isolation, [sys.executable, "-c", "pass"], workdir=work)
-        start = time.perf_counter()
-        for _ in range(repeat):
-            subprocess.run(argv, cwd=work, check=True)
-        return (time.perf_counter() - start) / repeat
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("submissions", type=int, nargs="?", default=8, help="N sample submissions (default 8)")
@@ -174,7 +166,7 @@ def main() -> None:
         )
         loads.append(load())
         isolation, book = detect("auto"), course_case_book(course)
-        process_start = sandboxed_start(isolation)
+        process_start = process_seconds("auto", 5)  # a runner's start, without its imports
         judged = judge_time(course, book, isolation)
         without = judge_time(course, dataclasses.replace(book, variants={}), isolation)
         generated = sum(len(book.generated(lab.number, 0)) for lab in LABS)
