@@ -31,7 +31,7 @@ from workbook.grading.sandbox import Isolation
 from workbook.grading.scoring import course_case_book, reviews, write_scores
 from workbook.manifest import LABS
 from workbook.pipeline.autograde import Outcome, print_summary
-from workbook.pipeline.bundle import GradingBundle, Submission, grading_bundle, read_submission
+from workbook.pipeline.bundle import GradingBundle, Submission, files_below, grading_bundle
 from workbook.pipeline.engine import DEFAULT_SUBMISSION_TIMEOUT, TaskEnd, default_jobs, grading_client, run_tasks
 from workbook.pipeline.student_grading import log_path
 
@@ -61,8 +61,8 @@ def rejudge(submission: Submission, bundle: GradingBundle) -> list[LabVerdict]:
         package = course.submitted(submission.student) / PACKAGE
         return [
             verdict
-            for lab in [lab.number for lab in LABS]
-            for verdict in judge_submission(package, book, isolation, labs=(lab,), seed=seeds.get(lab))
+            for lab in LABS
+            for verdict in judge_submission(package, book, isolation, labs=(lab.number,), seed=seeds.get(lab.number))
         ]
 
 
@@ -121,12 +121,11 @@ def regrade(
 
 
 def _package_of(course: Course, student: str) -> Submission:
-    """``student``'s submitted package alone, with the seed each lab was graded with."""
-    whole = read_submission(course, student)
-    files = {name: data for name, data in whole.files.items() if name.startswith(f"{PACKAGE}/")}
+    """``student``'s submitted package alone (no notebook is read), with the seed each lab was graded with."""
+    files = files_below(course.submitted(student) / PACKAGE, PACKAGE)
     results = read_results(course, student) or {}
     seeds = tuple((lab["lab"], lab["seed"]) for lab in results.get("labs", []) if lab.get("seed") is not None)
-    return Submission(student, files, None, whole.fingerprint, seeds)
+    return Submission(student, files, None, results.get("fingerprint", ""), seeds)
 
 
 def _record(course: Course, student: str, verdicts: list[LabVerdict], book: CaseBook) -> tuple[str, ...]:
@@ -167,16 +166,8 @@ def regrade_with_table(
         else:
             cells = ", ".join(item.changed) if item.changed else "no cell changed"
             console.print(f"{escape(item.student)}: {cells}", highlight=False)
-    log = {item.student: log_path(course, item.student) for item in ended}
     outcomes = [
-        Outcome(
-            item.student,
-            "graded" if item.status == "graded" else "failed",
-            item.seconds,
-            log[item.student],
-            why=item.why,
-        )
-        for item in ended
+        Outcome(item.student, item.status, item.seconds, log_path(course, item.student), why=item.why) for item in ended
     ]
     print_summary(course, outcomes, console, "regrade")
     return [item.student for item in ended if item.status != "graded"]
